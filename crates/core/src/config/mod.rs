@@ -1,0 +1,433 @@
+//! Configuration: `$CAIRN_HOME/config.toml`, `-c key=value` overrides and the environment.
+//!
+//! Loading never fails because no provider is configured: the session starts and says how to
+//! configure one. It fails only on a config file or override that cannot be understood, and
+//! then the error names the file, the line and the key.
+
+pub mod providers;
+
+use cairn_protocol::ApprovalPolicy;
+pub use providers::{ProviderInfo, ProviderToml, WireApi};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The one line shown when no provider could be chosen.
+pub const NO_PROVIDER_GUIDANCE: &str = "No model provider configured: set OPENAI_API_KEY or ANTHROPIC_API_KEY, start Ollama, or set `provider` in $CAIRN_HOME/config.toml (see docs/config.md).";
+
+/// Which planning tools the model gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlanningStyle {
+    /// Codex-style `update_plan` checklist.
+    #[default]
+    Checklist,
+    /// `create_plan` / `update_plan` (actions) / `complete_plan` / `read_plan`.
+    Structured,
+}
+
+impl PlanningStyle {
+    /// The name used in config files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Checklist => "checklist",
+            Self::Structured => "structured",
+        }
+    }
+}
+
+/// `[tools]` table.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolsToml {
+    /// `checklist` or `structured`.
+    pub planning: Option<PlanningStyle>,
+}
+
+/// config.toml as written.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigToml {
+    /// Model name.
+    pub model: Option<String>,
+    /// Key of `[providers]` or a built-in provider.
+    pub provider: Option<String>,
+    /// `untrusted`, `on-request` or `never`.
+    pub approval_policy: Option<ApprovalPolicy>,
+    /// `reasoning.effort` for the Responses API (`minimal`, `low`, `medium`, `high`).
+    pub reasoning_effort: Option<String>,
+    /// Provider tables.
+    #[serde(default)]
+    pub providers: BTreeMap<String, ProviderToml>,
+    /// Tool selection.
+    #[serde(default)]
+    pub tools: ToolsToml,
+}
+
+/// Why a provider was chosen (shown by `/status` and `--list-providers`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProviderReason {
+    /// `provider` in config.toml or on the command line.
+    Configured,
+    /// An API key variable was set.
+    EnvKey(String),
+    /// Nothing found.
+    NoneFound,
+}
+
+/// Everything a session runs with.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// `$CAIRN_HOME` (default `~/.cairn`).
+    pub cairn_home: PathBuf,
+    /// Working directory; also the workspace root writes are allowed in.
+    pub cwd: PathBuf,
+    /// Model name.
+    pub model: String,
+    /// The chosen provider, or `None` when none is configured.
+    pub provider: Option<ProviderInfo>,
+    /// Why that provider.
+    pub provider_reason: ProviderReason,
+    /// Approval policy.
+    pub approval_policy: ApprovalPolicy,
+    /// Planning tool style.
+    pub planning: PlanningStyle,
+    /// `reasoning.effort` for the Responses API.
+    pub reasoning_effort: Option<String>,
+    /// Every provider table the user wrote (for `/status` and switching).
+    pub user_providers: BTreeMap<String, ProviderToml>,
+}
+
+/// A config file or override that could not be understood.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// config.toml failed to parse or has a wrong key/value.
+    #[error("{path}: {message}")]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// toml's message, which carries line, column and key.
+        message: String,
+    },
+    /// `-c key=value` could not be applied.
+    #[error("invalid override `{raw}`: {message}")]
+    Override {
+        /// The override as given.
+        raw: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The provider named in config does not resolve.
+    #[error("{0}")]
+    Provider(String),
+    /// An I/O failure reading the file or the working directory.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
+/// Inputs of [`Config::load`] besides the file system.
+#[derive(Debug, Clone, Default)]
+pub struct ConfigOverrides {
+    /// `-c key=value` pairs, in order (later wins).
+    pub raw: Vec<String>,
+    /// `-C/--cd`.
+    pub cwd: Option<PathBuf>,
+    /// `CAIRN_HOME` (else from the environment, else `~/.cairn`).
+    pub cairn_home: Option<PathBuf>,
+}
+
+impl Config {
+    /// Load from `$CAIRN_HOME/config.toml`, overrides and the process environment.
+    pub fn load(overrides: &ConfigOverrides) -> Result<Self, ConfigError> {
+        Self::load_with_env(overrides, &|key| std::env::var(key).ok())
+    }
+
+    /// As [`Config::load`] with an injectable environment (tests).
+    pub fn load_with_env(
+        overrides: &ConfigOverrides,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, ConfigError> {
+        let cairn_home = overrides
+            .cairn_home
+            .clone()
+            .or_else(|| env("CAIRN_HOME").map(PathBuf::from))
+            .or_else(|| dirs::home_dir().map(|h| h.join(".cairn")))
+            .unwrap_or_else(|| PathBuf::from(".cairn"));
+        let file = cairn_home.join("config.toml");
+        let mut table = read_table(&file)?;
+        for raw in &overrides.raw {
+            apply_override(&mut table, raw)?;
+        }
+        let parsed: ConfigToml =
+            toml::Value::Table(table)
+                .try_into()
+                .map_err(|e: toml::de::Error| ConfigError::File {
+                    path: file.clone(),
+                    message: format!("{} (after applying -c overrides)", e.message()),
+                })?;
+        let cwd = resolve_cwd(overrides.cwd.as_deref())?;
+        Self::from_toml(parsed, cairn_home, cwd, env)
+    }
+
+    fn from_toml(
+        parsed: ConfigToml,
+        cairn_home: PathBuf,
+        cwd: PathBuf,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, ConfigError> {
+        let (provider, provider_reason) = match &parsed.provider {
+            Some(id) => (
+                Some(
+                    providers::resolve(id, &parsed.providers, env)
+                        .map_err(ConfigError::Provider)?,
+                ),
+                ProviderReason::Configured,
+            ),
+            None => detect_provider(&parsed.providers, env),
+        };
+        let model = parsed
+            .model
+            .clone()
+            .or_else(|| provider.as_ref().map(|p| p.default_model.clone()))
+            .unwrap_or_else(|| "gpt-5.1".to_string());
+        Ok(Self {
+            cairn_home,
+            cwd,
+            model,
+            provider,
+            provider_reason,
+            approval_policy: parsed.approval_policy.unwrap_or_default(),
+            planning: parsed.tools.planning.unwrap_or_default(),
+            reasoning_effort: parsed.reasoning_effort,
+            user_providers: parsed.providers,
+        })
+    }
+
+    /// `$CAIRN_HOME/plans`.
+    pub fn plans_dir(&self) -> PathBuf {
+        self.cairn_home.join("plans")
+    }
+
+    /// `$CAIRN_HOME/logs`.
+    pub fn logs_dir(&self) -> PathBuf {
+        self.cairn_home.join("logs")
+    }
+}
+
+/// Pick a provider from the environment: OPENAI_API_KEY, then ANTHROPIC_API_KEY.
+///
+/// Probing a local Ollama is done off the start-up path by the session, never here.
+fn detect_provider(
+    user: &BTreeMap<String, ProviderToml>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> (Option<ProviderInfo>, ProviderReason) {
+    for (id, key) in [
+        ("openai", "OPENAI_API_KEY"),
+        ("anthropic", "ANTHROPIC_API_KEY"),
+    ] {
+        if env(key).is_some_and(|v| !v.trim().is_empty())
+            && let Ok(info) = providers::resolve(id, user, env)
+        {
+            return (Some(info), ProviderReason::EnvKey(key.to_string()));
+        }
+    }
+    (None, ProviderReason::NoneFound)
+}
+
+fn read_table(path: &Path) -> Result<toml::Table, ConfigError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(toml::Table::new()),
+        Err(source) => {
+            return Err(ConfigError::Io {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let table: toml::Table = toml::from_str(&text).map_err(|e| file_error(path, &text, &e))?;
+    // Validate the file on its own first, so a wrong key is blamed on the file with its line.
+    toml::from_str::<ConfigToml>(&text).map_err(|e| file_error(path, &text, &e))?;
+    Ok(table)
+}
+
+fn file_error(path: &Path, text: &str, err: &toml::de::Error) -> ConfigError {
+    let location = err
+        .span()
+        .map(|span| {
+            let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+            format!("line {line}: ")
+        })
+        .unwrap_or_default();
+    ConfigError::File {
+        path: path.to_path_buf(),
+        message: format!("{location}{}", err.message().trim_end()),
+    }
+}
+
+/// Apply `key.path=value`; the value is parsed as TOML and taken as a string if that fails.
+fn apply_override(table: &mut toml::Table, raw: &str) -> Result<(), ConfigError> {
+    let bad = |message: &str| ConfigError::Override {
+        raw: raw.to_string(),
+        message: message.to_string(),
+    };
+    let (key, value) = raw
+        .split_once('=')
+        .ok_or_else(|| bad("expected key=value"))?;
+    let key = key.trim();
+    if key.is_empty() || key.split('.').any(str::is_empty) {
+        return Err(bad("empty key"));
+    }
+    let value = parse_value(value.trim());
+    let mut parts: Vec<&str> = key.split('.').collect();
+    let last = parts.pop().ok_or_else(|| bad("empty key"))?;
+    let mut current = table;
+    for part in parts {
+        let entry = current
+            .entry(part.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        current = match entry {
+            toml::Value::Table(t) => t,
+            _ => return Err(bad(&format!("`{part}` is not a table"))),
+        };
+    }
+    current.insert(last.to_string(), value);
+    Ok(())
+}
+
+fn parse_value(text: &str) -> toml::Value {
+    toml::from_str::<toml::Table>(&format!("v = {text}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(text.to_string()))
+}
+
+fn resolve_cwd(cd: Option<&Path>) -> Result<PathBuf, ConfigError> {
+    let base = std::env::current_dir().map_err(|source| ConfigError::Io {
+        path: PathBuf::from("."),
+        source,
+    })?;
+    let dir = match cd {
+        Some(p) => base.join(p),
+        None => base,
+    };
+    dir.canonicalize()
+        .map_err(|source| ConfigError::Io { path: dir, source })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(home: &Path, raw: &[&str], env: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let env: Vec<(String, String)> = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Config::load_with_env(
+            &ConfigOverrides {
+                raw: raw.iter().map(|s| s.to_string()).collect(),
+                cwd: None,
+                cairn_home: Some(home.to_path_buf()),
+            },
+            &move |k| env.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone()),
+        )
+    }
+
+    #[test]
+    fn no_file_and_no_env_means_no_provider() {
+        let home = tempfile::tempdir().unwrap();
+        let config = load(home.path(), &[], &[]).unwrap();
+        assert!(config.provider.is_none());
+        assert_eq!(config.provider_reason, ProviderReason::NoneFound);
+        assert_eq!(config.approval_policy, ApprovalPolicy::OnRequest);
+        assert_eq!(config.planning, PlanningStyle::Checklist);
+    }
+
+    #[test]
+    fn openai_key_selects_openai() {
+        let home = tempfile::tempdir().unwrap();
+        let config = load(home.path(), &[], &[("OPENAI_API_KEY", "sk")]).unwrap();
+        assert_eq!(config.provider.unwrap().id, "openai");
+        assert_eq!(
+            config.provider_reason,
+            ProviderReason::EnvKey("OPENAI_API_KEY".into())
+        );
+    }
+
+    #[test]
+    fn custom_provider_from_file_and_overrides() {
+        let home = tempfile::tempdir().unwrap();
+        std::fs::write(
+            home.path().join("config.toml"),
+            "model = \"m1\"\nprovider = \"mylocal\"\n[providers.mylocal]\nwire_api = \"chat\"\nbase_url = \"http://127.0.0.1:9/v1\"\n",
+        )
+        .unwrap();
+        let config = load(
+            home.path(),
+            &[
+                "model=m2",
+                "tools.planning=\"structured\"",
+                "approval_policy=never",
+            ],
+            &[],
+        )
+        .unwrap();
+        assert_eq!(config.model, "m2");
+        assert_eq!(config.planning, PlanningStyle::Structured);
+        assert_eq!(config.approval_policy, ApprovalPolicy::Never);
+        let provider = config.provider.unwrap();
+        assert_eq!(provider.base_url, "http://127.0.0.1:9/v1");
+    }
+
+    #[test]
+    fn bad_file_names_path_line_and_key() {
+        let home = tempfile::tempdir().unwrap();
+        let path = home.path().join("config.toml");
+        std::fs::write(&path, "model = \"x\"\napproval_policy = \"sometimes\"\n").unwrap();
+        let err = load(home.path(), &[], &[]).unwrap_err().to_string();
+        assert!(err.contains(&path.display().to_string()), "{err}");
+        assert!(err.contains("line 2"), "{err}");
+        assert!(err.contains("sometimes"), "{err}");
+
+        std::fs::write(&path, "modle = \"x\"\n").unwrap();
+        let err = load(home.path(), &[], &[]).unwrap_err().to_string();
+        assert!(err.contains("line 1") && err.contains("modle"), "{err}");
+    }
+
+    #[test]
+    fn bad_override_is_reported() {
+        let home = tempfile::tempdir().unwrap();
+        let err = load(home.path(), &["novalue"], &[])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("invalid override `novalue`"), "{err}");
+        let err = load(home.path(), &["provider=nope"], &[])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unknown provider `nope`"), "{err}");
+    }
+}
+
+impl Config {
+    /// A configuration with no provider, rooted at `cwd` with `$CAIRN_HOME` at `home` (tests).
+    #[doc(hidden)]
+    pub fn for_test(home: &Path, cwd: &Path) -> Self {
+        Self {
+            cairn_home: home.to_path_buf(),
+            cwd: cwd.to_path_buf(),
+            model: "test-model".into(),
+            provider: None,
+            provider_reason: ProviderReason::NoneFound,
+            approval_policy: ApprovalPolicy::OnRequest,
+            planning: PlanningStyle::Checklist,
+            reasoning_effort: None,
+            user_providers: BTreeMap::new(),
+        }
+    }
+}

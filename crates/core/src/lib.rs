@@ -1,0 +1,16 @@
+//! cairn-core: configuration, model clients, the session loop, tools, plan mode and the
+//! plan store. Front ends talk to it only through [`session::spawn`] and the protocol types.
+
+pub mod approval;
+pub mod client;
+pub mod config;
+pub mod history;
+pub mod logging;
+pub mod plan_mode;
+pub mod plans;
+pub mod prompt;
+pub mod session;
+pub mod tools;
+
+pub use config::{Config, ConfigError, ConfigOverrides};
+pub use session::{SessionHandle, SessionOptions, spawn};

@@ -1,0 +1,150 @@
+//! Plan mode: the state, the plan file, and the reminders the model gets.
+//!
+//! Only the user enters plan mode ([`cairn_protocol::Op::SetPlanMode`]); only the user's
+//! [`cairn_protocol::Op::PlanModeApproval`] ends it. The tool filter in [`filter`] is applied
+//! twice: to the tool list offered to the model and to every call the dispatcher runs.
+
+pub mod filter;
+pub mod reminder;
+
+use std::path::{Path, PathBuf};
+use time::OffsetDateTime;
+
+/// Plan-mode state of one session.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PlanModeState {
+    /// Whether plan mode is on.
+    pub active: bool,
+    /// The plan file of the current (or last) plan-mode period, fixed at entry.
+    pub plan_file_path: Option<PathBuf>,
+    /// The plan file of the period before, offered to the model on re-entry.
+    pub previous_plan_file: Option<PathBuf>,
+    /// True once a plan of this session was approved.
+    pub has_exited: bool,
+    /// The session's conversation id (part of plan file names).
+    pub conversation_id: String,
+    /// Set on re-entry after an approved plan; cleared once the reminder was sent.
+    pub reentry_reminder_pending: bool,
+}
+
+impl PlanModeState {
+    /// A state for conversation `conversation_id`, plan mode off.
+    pub fn new(conversation_id: impl Into<String>) -> Self {
+        Self {
+            conversation_id: conversation_id.into(),
+            ..Self::default()
+        }
+    }
+
+    /// Turn plan mode on with a new plan file in `plans_dir` (created on demand).
+    /// Returns the plan file path.
+    pub fn enter(&mut self, plans_dir: &Path, now: OffsetDateTime) -> Result<PathBuf, String> {
+        if self.active {
+            return Err("Already in plan mode.".to_string());
+        }
+        std::fs::create_dir_all(plans_dir).map_err(|e| {
+            format!(
+                "Could not create the plans directory {}: {e}. Check that CAIRN_HOME is writable.",
+                plans_dir.display()
+            )
+        })?;
+        // Canonicalise the directory once so the fixed path has no symlinks in it.
+        let dir = plans_dir.canonicalize().map_err(|e| {
+            format!(
+                "Could not resolve the plans directory {}: {e}",
+                plans_dir.display()
+            )
+        })?;
+        let path = dir.join(plan_file_name(&self.conversation_id, now));
+        if let Some(old) = self.plan_file_path.take() {
+            self.reentry_reminder_pending = self.has_exited;
+            self.previous_plan_file = Some(old);
+        }
+        self.plan_file_path = Some(path.clone());
+        self.active = true;
+        Ok(path)
+    }
+
+    /// Turn plan mode off after the user approved the plan.
+    pub fn approve(&mut self) {
+        self.active = false;
+        self.has_exited = true;
+    }
+
+    /// Turn plan mode off without an approval (the user left it with `/plan off`).
+    pub fn leave(&mut self) {
+        self.active = false;
+    }
+
+    /// The plan file while plan mode is active.
+    pub fn active_plan_file(&self) -> Option<&Path> {
+        self.active
+            .then_some(self.plan_file_path.as_deref())
+            .flatten()
+    }
+}
+
+/// `{conversation_id}_{YYYYMMDD_HHMMSS}.md`.
+pub fn plan_file_name(conversation_id: &str, now: OffsetDateTime) -> String {
+    format!(
+        "{conversation_id}_{:04}{:02}{:02}_{:02}{:02}{:02}.md",
+        now.year(),
+        u8::from(now.month()),
+        now.day(),
+        now.hour(),
+        now.minute(),
+        now.second()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use time::macros::datetime;
+
+    #[test]
+    fn plan_file_name_has_conversation_and_timestamp() {
+        let now = datetime!(2026-11-22 03:04:05 UTC);
+        assert_eq!(plan_file_name("abc", now), "abc_20261122_030405.md");
+    }
+
+    #[test]
+    fn re_entry_keeps_the_previous_plan_and_asks_once() {
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join("plans");
+        let mut state = PlanModeState::new("conv");
+        let first = state
+            .enter(&dir, datetime!(2026-11-22 03:04:05 UTC))
+            .unwrap();
+        assert!(dir.is_dir());
+        assert_eq!(
+            state
+                .enter(&dir, datetime!(2026-11-22 03:04:06 UTC))
+                .unwrap_err(),
+            "Already in plan mode."
+        );
+        state.approve();
+        assert!(state.has_exited && !state.active);
+        let second = state
+            .enter(&dir, datetime!(2026-11-22 04:00:00 UTC))
+            .unwrap();
+        assert_ne!(first, second);
+        assert_eq!(state.previous_plan_file.as_deref(), Some(first.as_path()));
+        assert!(state.reentry_reminder_pending);
+    }
+
+    #[test]
+    fn unwritable_plans_dir_is_a_clear_error() {
+        let home = tempfile::tempdir().unwrap();
+        let file = home.path().join("not-a-dir");
+        std::fs::write(&file, "x").unwrap();
+        let mut state = PlanModeState::new("conv");
+        let err = state
+            .enter(&file.join("plans"), OffsetDateTime::now_utc())
+            .unwrap_err();
+        assert!(
+            err.contains("Could not create the plans directory"),
+            "{err}"
+        );
+    }
+}

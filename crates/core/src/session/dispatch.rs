@@ -1,0 +1,157 @@
+//! Running one tool call: plan-mode check, lookup, approval, the handler, and the events
+//! around it. Every call goes through here, so no route skips the plan-mode filter.
+
+use super::shared::{Reply, lock};
+use super::task::Stop;
+use crate::approval::{self, headless_denial, user_denial};
+use crate::plan_mode::filter;
+use crate::tools::{ApprovalKind, ToolCall, ToolContext, ToolError, ToolRegistry, names};
+use cairn_protocol::{EventMsg, ReviewDecision, TurnAbortReason};
+use std::time::Instant;
+
+/// Key under which `exit_plan_mode` waits for the user's plan decision.
+pub const PLAN_APPROVAL_KEY: &str = "plan_mode_approval";
+
+/// What a call produced.
+pub(super) enum CallOutcome {
+    /// Text for the model.
+    Output { output: String, success: bool },
+    /// The task must stop.
+    Stop(Stop),
+}
+
+pub(super) async fn run_call(
+    call: &ToolCall,
+    ctx: &ToolContext,
+    registry: &ToolRegistry,
+) -> CallOutcome {
+    let handler = registry.handler(&call.name);
+    let description = handler
+        .map(|h| h.describe(&call.arguments))
+        .unwrap_or_else(|| format!("Would call unknown tool '{}'", call.name));
+    ctx.emit(EventMsg::ToolCallBegin {
+        call_id: call.call_id.clone(),
+        name: call.name.clone(),
+        arguments: call.arguments.clone(),
+        description,
+    });
+    let started = Instant::now();
+    let result = execute(call, ctx, registry).await;
+    let (output, success) = match result {
+        Ok(output) => (output, true),
+        Err(Failure::Tool(ToolError::RespondToModel(text))) => (text, false),
+        Err(Failure::Tool(ToolError::Fatal(text))) => {
+            end(ctx, call, &text, false, started);
+            return CallOutcome::Stop(Stop::Failed(text));
+        }
+        Err(Failure::Aborted) => {
+            end(ctx, call, "Aborted by the user.", false, started);
+            return CallOutcome::Stop(Stop::Aborted(TurnAbortReason::ApprovalAborted));
+        }
+    };
+    end(ctx, call, &output, success, started);
+    if ctx.cancel.is_cancelled() {
+        return CallOutcome::Stop(Stop::Aborted(TurnAbortReason::Interrupted));
+    }
+    CallOutcome::Output { output, success }
+}
+
+/// Why [`execute`] produced no output.
+enum Failure {
+    Tool(ToolError),
+    /// The user answered an approval with "abort".
+    Aborted,
+}
+
+impl From<ToolError> for Failure {
+    fn from(err: ToolError) -> Self {
+        Self::Tool(err)
+    }
+}
+
+fn respond(text: impl Into<String>) -> Failure {
+    Failure::Tool(ToolError::RespondToModel(text.into()))
+}
+
+fn end(ctx: &ToolContext, call: &ToolCall, output: &str, success: bool, started: Instant) {
+    ctx.emit(EventMsg::ToolCallEnd {
+        call_id: call.call_id.clone(),
+        name: call.name.clone(),
+        output: output.to_string(),
+        success,
+        duration_ms: started.elapsed().as_millis() as u64,
+    });
+}
+
+async fn execute(
+    call: &ToolCall,
+    ctx: &ToolContext,
+    registry: &ToolRegistry,
+) -> Result<String, Failure> {
+    // Plan mode first: a refused call never reaches its handler, offered or not.
+    let plan_file = lock(&ctx.shared.plan_mode)
+        .active_plan_file()
+        .map(|p| p.to_path_buf());
+    let writes_plan_file = if let Some(plan_file) = &plan_file {
+        filter::check_call(&call.name, &call.arguments, plan_file, &ctx.cwd).map_err(respond)?;
+        call.name == names::WRITE_FILE || call.name == names::EDIT_FILE
+    } else {
+        false
+    };
+    let Some(handler) = registry.handler(&call.name) else {
+        return Err(respond(format!(
+            "Unknown tool '{}'. Available tools: {}.",
+            call.name,
+            registry.names().collect::<Vec<_>>().join(", ")
+        )));
+    };
+    // Writing the plan file in plan mode is what the user asked for; it needs no approval.
+    if handler.is_mutating()
+        && !writes_plan_file
+        && let Some(request) = handler.approval(&call.arguments, ctx)?
+    {
+        let policy = ctx.shared.settings().approval_policy;
+        let ask = approval::must_ask(policy, &request, &lock(&ctx.shared.approvals));
+        if ask {
+            if !ctx.shared.interactive {
+                return Err(respond(headless_denial(&request.description)));
+            }
+            let waiting = ctx.shared.replies.register(&call.call_id);
+            ctx.emit(match &request.kind {
+                ApprovalKind::Exec { command, cwd } => EventMsg::ExecApprovalRequest {
+                    call_id: call.call_id.clone(),
+                    command: command.clone(),
+                    cwd: cwd.clone(),
+                    description: request.description.clone(),
+                },
+                ApprovalKind::Patch { paths, diff } => EventMsg::PatchApprovalRequest {
+                    call_id: call.call_id.clone(),
+                    paths: paths.clone(),
+                    diff: diff.clone(),
+                    description: request.description.clone(),
+                },
+            });
+            let reply = tokio::select! {
+                _ = ctx.cancel.cancelled() => return Err(respond("Interrupted by the user.")),
+                reply = waiting => reply,
+            };
+            match reply {
+                Ok(Reply::Review(ReviewDecision::Approved)) => {}
+                Ok(Reply::Review(ReviewDecision::ApprovedForSession)) => {
+                    lock(&ctx.shared.approvals).remember(&request);
+                }
+                Ok(Reply::Review(ReviewDecision::Denied { feedback })) => {
+                    return Err(respond(user_denial(feedback.as_deref())));
+                }
+                Ok(Reply::Review(ReviewDecision::Abort)) => return Err(Failure::Aborted),
+                Ok(_) | Err(_) => {
+                    return Err(respond(user_denial(None)));
+                }
+            }
+        }
+    }
+    tokio::select! {
+        _ = ctx.cancel.cancelled() => Err(respond("Interrupted by the user.")),
+        result = handler.handle(call, ctx) => result.map_err(Failure::from),
+    }
+}

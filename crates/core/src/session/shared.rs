@@ -1,0 +1,131 @@
+//! State shared by the submission loop, the running task and tool calls.
+
+use crate::approval::ApprovalCache;
+use crate::client::ModelClient;
+use crate::config::Config;
+use crate::history::ResponseItem;
+use crate::plan_mode::PlanModeState;
+use crate::plans::PlanStore;
+use cairn_protocol::{ApprovalPolicy, ReviewDecision, TokenUsage};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use tokio::sync::oneshot;
+
+/// Settings the user can change between turns.
+#[derive(Debug, Clone)]
+pub struct TurnSettings {
+    /// Model name.
+    pub model: String,
+    /// Approval policy.
+    pub approval_policy: ApprovalPolicy,
+}
+
+/// A user's answer to something a tool call waits for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reply {
+    /// Approval decision.
+    Review(ReviewDecision),
+    /// Answers to `ask_user_question`.
+    Answers(Vec<String>),
+    /// Plan-mode approval.
+    PlanDecision {
+        /// Approved or not.
+        approved: bool,
+        /// Message to the model.
+        feedback: Option<String>,
+    },
+}
+
+/// Tool calls waiting for the user, keyed by call id.
+#[derive(Debug, Default)]
+pub struct Replies {
+    waiting: Mutex<HashMap<String, oneshot::Sender<Reply>>>,
+}
+
+impl Replies {
+    /// Wait for the reply to `key`.
+    pub fn register(&self, key: &str) -> oneshot::Receiver<Reply> {
+        let (tx, rx) = oneshot::channel();
+        lock(&self.waiting).insert(key.to_string(), tx);
+        rx
+    }
+
+    /// Deliver a reply; false when nothing waits for `key`.
+    pub fn resolve(&self, key: &str, reply: Reply) -> bool {
+        match lock(&self.waiting).remove(key) {
+            Some(tx) => tx.send(reply).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Forget everything waiting (the task ended).
+    pub fn clear(&self) {
+        lock(&self.waiting).clear();
+    }
+}
+
+/// Lock a mutex, recovering the data if a panicking thread poisoned it.
+pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Session state behind an `Arc`.
+pub struct SessionShared {
+    /// Configuration the session started with.
+    pub config: Config,
+    /// The model client, `None` when no provider is configured.
+    pub client: Option<Arc<dyn ModelClient>>,
+    /// False for `cairn exec`: nobody can answer approvals or questions.
+    pub interactive: bool,
+    /// Conversation id (uuid v7).
+    pub conversation_id: String,
+    /// Model and approval policy.
+    pub settings: Mutex<TurnSettings>,
+    /// The conversation.
+    pub history: Mutex<Vec<ResponseItem>>,
+    /// Plan mode.
+    pub plan_mode: Mutex<PlanModeState>,
+    /// Tool calls waiting for the user.
+    pub replies: Replies,
+    /// Keys approved for the session.
+    pub approvals: Mutex<ApprovalCache>,
+    /// Stored plans.
+    pub plans: PlanStore,
+    /// Id of the session's current structured plan.
+    pub current_plan: Mutex<Option<String>>,
+    /// Token use so far.
+    pub usage: Mutex<TokenUsage>,
+}
+
+impl SessionShared {
+    /// New state for `config`.
+    pub fn new(config: Config, client: Option<Arc<dyn ModelClient>>, interactive: bool) -> Self {
+        let conversation_id = uuid::Uuid::now_v7().to_string();
+        let settings = TurnSettings {
+            model: config.model.clone(),
+            approval_policy: config.approval_policy,
+        };
+        let plans = PlanStore::new(config.plans_dir());
+        Self {
+            plan_mode: Mutex::new(PlanModeState::new(conversation_id.clone())),
+            conversation_id,
+            client,
+            interactive,
+            settings: Mutex::new(settings),
+            history: Mutex::new(Vec::new()),
+            replies: Replies::default(),
+            approvals: Mutex::new(ApprovalCache::default()),
+            plans,
+            current_plan: Mutex::new(None),
+            usage: Mutex::new(TokenUsage::default()),
+            config,
+        }
+    }
+
+    /// Current settings.
+    pub fn settings(&self) -> TurnSettings {
+        lock(&self.settings).clone()
+    }
+}

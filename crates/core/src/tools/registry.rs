@@ -1,0 +1,78 @@
+//! The tool registry: which tools a session offers, chosen by configuration.
+
+use super::handlers;
+use super::{ToolHandler, ToolSpec};
+use crate::config::{Config, PlanningStyle};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Handlers by name, plus their specs in registration order (the order the model sees).
+#[derive(Default)]
+pub struct ToolRegistry {
+    specs: Vec<ToolSpec>,
+    handlers: HashMap<String, Arc<dyn ToolHandler>>,
+}
+
+impl ToolRegistry {
+    /// An empty registry.
+    pub fn builder() -> ToolRegistryBuilder {
+        ToolRegistryBuilder::default()
+    }
+
+    /// The tools a session with `config` offers.
+    pub fn for_config(config: &Config) -> Self {
+        let mut builder = Self::builder();
+        handlers::register_read_only(&mut builder);
+        match config.planning {
+            PlanningStyle::Checklist => handlers::register_checklist_planning(&mut builder),
+            PlanningStyle::Structured => handlers::register_structured_planning(&mut builder),
+        }
+        handlers::register_mutating(&mut builder);
+        handlers::register_plan_mode(&mut builder);
+        builder.build()
+    }
+
+    /// The handler for `name`.
+    pub fn handler(&self, name: &str) -> Option<&Arc<dyn ToolHandler>> {
+        self.handlers.get(name)
+    }
+
+    /// Specs in registration order.
+    pub fn specs(&self) -> impl Iterator<Item = &ToolSpec> {
+        self.specs.iter()
+    }
+
+    /// Tool names in registration order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.specs.iter().map(|s| s.name.as_str())
+    }
+
+    /// True when `name` is a mutating tool; unknown tools count as mutating so they never run
+    /// concurrently with others.
+    pub fn is_mutating(&self, name: &str) -> bool {
+        self.handlers.get(name).is_none_or(|h| h.is_mutating())
+    }
+}
+
+/// Collects handlers; a later registration of the same name replaces the earlier one.
+#[derive(Default)]
+pub struct ToolRegistryBuilder {
+    registry: ToolRegistry,
+}
+
+impl ToolRegistryBuilder {
+    /// Register `handler` under its spec's name.
+    pub fn register(&mut self, handler: impl ToolHandler + 'static) -> &mut Self {
+        let spec = handler.spec();
+        let name = spec.name.clone();
+        self.registry.specs.retain(|s| s.name != name);
+        self.registry.specs.push(spec);
+        self.registry.handlers.insert(name, Arc::new(handler));
+        self
+    }
+
+    /// Finish.
+    pub fn build(self) -> ToolRegistry {
+        self.registry
+    }
+}

@@ -1,0 +1,356 @@
+//! cairn's core/front-end protocol.
+//!
+//! A front end sends [`Submission`]s (an id and an [`Op`]) and receives [`Event`]s (the id of
+//! the submission that caused it and an [`EventMsg`]). Both are serde-tagged with
+//! `"type"` in snake_case; `cairn exec --json` writes one [`Event`] per line, so the names and
+//! fields here are a stable interface (see docs/protocol.md).
+
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+pub mod plan;
+
+pub use plan::{
+    CompletionStatus, Plan, PlanCompletion, PlanItem, PlanStatus, PlanStep, PlanStepStatus,
+    StepStatus, UpdatePlanArgs,
+};
+
+/// Something a front end asks the core to do.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Submission {
+    /// Chosen by the front end; echoed in the id of every event the submission causes.
+    pub id: String,
+    /// What to do.
+    pub op: Op,
+}
+
+/// The operations a front end can submit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Op {
+    /// A user message; starts a task (or is queued by the front end while one runs).
+    UserInput {
+        /// The message text.
+        text: String,
+    },
+    /// Stop the running task: cancel the stream and running tools.
+    Interrupt,
+    /// Answer to an [`EventMsg::ExecApprovalRequest`].
+    ExecApproval {
+        /// The `call_id` of the request being answered.
+        call_id: String,
+        /// The user's decision.
+        decision: ReviewDecision,
+    },
+    /// Answer to an [`EventMsg::PatchApprovalRequest`].
+    PatchApproval {
+        /// The `call_id` of the request being answered.
+        call_id: String,
+        /// The user's decision.
+        decision: ReviewDecision,
+    },
+    /// Enter (`active: true`) or leave plan mode. Only a user can send this.
+    SetPlanMode {
+        /// Whether plan mode should be on.
+        active: bool,
+    },
+    /// The user's answer to an [`EventMsg::PlanModeExitRequest`].
+    PlanModeApproval {
+        /// True to approve the plan and leave plan mode.
+        approved: bool,
+        /// Optional message to the model (mostly with a rejection).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        feedback: Option<String>,
+    },
+    /// The user's answers to an [`EventMsg::UserQuestionRequest`].
+    UserQuestionAnswer {
+        /// The `call_id` of the question being answered.
+        call_id: String,
+        /// One answer per question, in order.
+        answers: Vec<String>,
+    },
+    /// Change settings for the following turns.
+    OverrideTurnContext {
+        /// New model name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model: Option<String>,
+        /// New approval policy.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        approval_policy: Option<ApprovalPolicy>,
+    },
+    /// End the session; the core answers with [`EventMsg::ShutdownComplete`].
+    Shutdown,
+}
+
+/// When mutating tool calls need the user's approval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ApprovalPolicy {
+    /// Ask before every mutating call.
+    Untrusted,
+    /// Run workspace edits and known-safe commands; ask for everything else.
+    #[default]
+    OnRequest,
+    /// Never ask.
+    Never,
+}
+
+impl ApprovalPolicy {
+    /// The name used in config files and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Untrusted => "untrusted",
+            Self::OnRequest => "on-request",
+            Self::Never => "never",
+        }
+    }
+}
+
+/// A user's answer to an approval request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ReviewDecision {
+    /// Run this call.
+    Approved,
+    /// Run this call and do not ask again for the same command prefix / files this session.
+    ApprovedForSession,
+    /// Do not run it; the model is told the user declined.
+    Denied {
+        /// Optional message passed on to the model.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        feedback: Option<String>,
+    },
+    /// Do not run it and stop the turn.
+    Abort,
+}
+
+/// Something the core reports.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    /// Id of the submission that caused this event (empty for session-level events).
+    pub id: String,
+    /// What happened.
+    pub msg: EventMsg,
+}
+
+/// The events the core emits.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum EventMsg {
+    /// First event of a session: what it runs with.
+    SessionConfigured(SessionConfiguredEvent),
+    /// A task (one user message and everything it causes) started.
+    TaskStarted,
+    /// A piece of the assistant's answer. After a [`EventMsg::StreamError`] the current
+    /// message restarts: front ends drop the deltas received since the last complete message.
+    AgentMessageDelta {
+        /// The text to append.
+        delta: String,
+    },
+    /// A complete assistant message.
+    AgentMessage {
+        /// The whole text.
+        message: String,
+    },
+    /// A piece of the model's reasoning summary.
+    ReasoningDelta {
+        /// The text to append.
+        delta: String,
+    },
+    /// A tool call is about to run.
+    ToolCallBegin {
+        /// The model's id for the call.
+        call_id: String,
+        /// Tool name.
+        name: String,
+        /// The raw JSON arguments the model sent.
+        arguments: String,
+        /// One line saying what the call does (the tool's `describe()`).
+        description: String,
+    },
+    /// A tool call finished.
+    ToolCallEnd {
+        /// The model's id for the call.
+        call_id: String,
+        /// Tool name.
+        name: String,
+        /// What the model receives.
+        output: String,
+        /// False when the call failed or was refused.
+        success: bool,
+        /// How long it ran.
+        duration_ms: u64,
+    },
+    /// A command needs the user's approval; answer with [`Op::ExecApproval`].
+    ExecApprovalRequest {
+        /// The tool call waiting for the answer.
+        call_id: String,
+        /// The command as the model wrote it.
+        command: String,
+        /// Where it would run.
+        cwd: PathBuf,
+        /// The tool's one-sentence description ("Would run `cargo test` in crates/core").
+        description: String,
+    },
+    /// A file change needs the user's approval; answer with [`Op::PatchApproval`].
+    PatchApprovalRequest {
+        /// The tool call waiting for the answer.
+        call_id: String,
+        /// The files that would change.
+        paths: Vec<PathBuf>,
+        /// Unified diff of the change.
+        diff: String,
+        /// The tool's one-sentence description ("Would edit src/lib.rs (+3 -1)").
+        description: String,
+    },
+    /// The model asks the user questions; answer with [`Op::UserQuestionAnswer`].
+    UserQuestionRequest {
+        /// The tool call waiting for the answer.
+        call_id: String,
+        /// The questions.
+        questions: Vec<UserQuestion>,
+    },
+    /// The plan changed; carries the whole plan.
+    PlanUpdate(Plan),
+    /// Plan mode is on.
+    PlanModeEntered {
+        /// The only file the model may write until the plan is approved.
+        plan_file_path: PathBuf,
+    },
+    /// The model finished its plan and waits for [`Op::PlanModeApproval`].
+    PlanModeExitRequest {
+        /// The plan as written.
+        plan_content: String,
+        /// Where it is.
+        plan_file_path: PathBuf,
+    },
+    /// Plan mode ended (approved) or the plan was sent back (not approved).
+    PlanModeExited {
+        /// Whether the user approved.
+        approved: bool,
+    },
+    /// Token use after a model response.
+    TokenCount(TokenUsage),
+    /// A transient failure; the core retries.
+    StreamError {
+        /// What went wrong and what happens next ("Reconnecting... 2/5").
+        message: String,
+    },
+    /// Information for the user that is neither an answer nor an error.
+    Notice {
+        /// The text.
+        message: String,
+    },
+    /// A failure that ended the turn (or a request that could not be served).
+    Error {
+        /// One clear sentence: what failed and what to check.
+        message: String,
+    },
+    /// The task was interrupted or aborted.
+    TurnAborted {
+        /// Why.
+        reason: TurnAbortReason,
+    },
+    /// The task ended normally.
+    TaskComplete {
+        /// The last assistant message, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        last_agent_message: Option<String>,
+    },
+    /// The session ended after [`Op::Shutdown`].
+    ShutdownComplete,
+}
+
+/// Why a task stopped early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnAbortReason {
+    /// The user interrupted.
+    Interrupted,
+    /// The user answered an approval with abort.
+    ApprovalAborted,
+}
+
+/// One question of `ask_user_question`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UserQuestion {
+    /// The question.
+    pub question: String,
+    /// Suggested answers; the user may also type their own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<String>,
+}
+
+/// What a session runs with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionConfiguredEvent {
+    /// Id of the conversation (uuid v7).
+    pub conversation_id: String,
+    /// Model name.
+    pub model: String,
+    /// Provider key, or `None` when none is configured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// Working directory.
+    pub cwd: PathBuf,
+    /// Approval policy in force.
+    pub approval_policy: ApprovalPolicy,
+    /// `checklist` or `structured`.
+    pub planning: String,
+}
+
+/// Token accounting for one response and the session so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct TokenUsage {
+    /// Prompt tokens of the last request.
+    pub input_tokens: u64,
+    /// Completion tokens of the last response.
+    pub output_tokens: u64,
+    /// Sum of input and output tokens over the session.
+    pub total_tokens: u64,
+    /// The model's context window, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_are_tagged_snake_case() {
+        let event = Event {
+            id: "1".into(),
+            msg: EventMsg::AgentMessageDelta { delta: "hi".into() },
+        };
+        assert_eq!(
+            serde_json::to_string(&event).unwrap(),
+            r#"{"id":"1","msg":{"type":"agent_message_delta","delta":"hi"}}"#
+        );
+        let plan = Event {
+            id: "1".into(),
+            msg: EventMsg::PlanUpdate(Plan::default()),
+        };
+        assert_eq!(
+            serde_json::to_string(&plan).unwrap(),
+            r#"{"id":"1","msg":{"type":"plan_update","plan":[]}}"#
+        );
+    }
+
+    #[test]
+    fn ops_round_trip() {
+        let sub = Submission {
+            id: "7".into(),
+            op: Op::ExecApproval {
+                call_id: "c".into(),
+                decision: ReviewDecision::Denied { feedback: None },
+            },
+        };
+        let text = serde_json::to_string(&sub).unwrap();
+        assert_eq!(
+            text,
+            r#"{"id":"7","op":{"type":"exec_approval","call_id":"c","decision":{"type":"denied"}}}"#
+        );
+        assert_eq!(serde_json::from_str::<Submission>(&text).unwrap(), sub);
+    }
+}
