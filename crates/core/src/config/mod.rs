@@ -4,7 +4,10 @@
 //! configure one. It fails only on a config file or override that cannot be understood, and
 //! then the error names the file, the line and the key.
 
+mod describe;
 pub mod providers;
+
+pub use describe::describe_providers;
 
 use cairn_protocol::ApprovalPolicy;
 pub use providers::{ProviderInfo, ProviderToml, WireApi};
