@@ -44,21 +44,20 @@ impl StatusLine<'_> {
             (strings::BADGE_NORMAL, theme::badge_normal())
         };
         let mut left = vec![Span::styled(badge, badge_style), Span::raw(" ")];
-        if let Some((secs, frame)) = self.working {
+        // One message at a time, most urgent first: the quit hint, a retry, then "Working".
+        if self.ctrl_c_armed {
+            left.push(Span::styled(strings::CTRL_C_AGAIN, theme::warning()));
+        } else if let Some((secs, frame)) = self.working {
             left.push(Span::styled(
                 format!("{} ", SPINNER[frame % SPINNER.len()]),
                 theme::working(),
             ));
-            left.push(Span::styled(strings::working(secs), theme::working()));
-        }
-        if let Some(retry) = self.retry {
-            left.push(Span::styled(format!("  {retry}"), theme::warning()));
-        }
-        if self.ctrl_c_armed {
-            left.push(Span::styled(
-                format!("  {}", strings::CTRL_C_AGAIN),
-                theme::warning(),
-            ));
+            match self.retry {
+                Some(retry) => left.push(Span::styled(retry.to_string(), theme::warning())),
+                None => left.push(Span::styled(strings::working(secs), theme::working())),
+            }
+        } else if let Some(retry) = self.retry {
+            left.push(Span::styled(retry.to_string(), theme::warning()));
         }
 
         let mut right = Vec::new();

@@ -228,7 +228,9 @@ impl App {
                 }
                 self.retry = Some(message);
             }
-            EventMsg::Notice { message } => self.notice(message),
+            EventMsg::Notice { message } => {
+                self.transcript.push(HistoryCell::Notice(message));
+            }
             EventMsg::Error { message } => {
                 self.finish_streaming();
                 self.transcript.push(HistoryCell::Error(message));

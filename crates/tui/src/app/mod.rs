@@ -18,6 +18,7 @@ use crate::status::{SPINNER_FRAME_MS, StatusLine};
 use crate::strings;
 use crate::theme;
 use crate::transcript::Transcript;
+use crate::wrap::wrap_text;
 use cairn_protocol::{ApprovalPolicy, Op, Plan, SessionConfiguredEvent, TokenUsage};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -210,6 +211,22 @@ impl App {
         self.latest_plan.as_ref().filter(|p| !p.plan.is_empty())
     }
 
+    /// The plan-mode hint, wrapped to at most two rows.
+    fn plan_mode_hint(&self, width: u16) -> Vec<Line<'static>> {
+        let Some(path) = &self.plan_mode else {
+            return Vec::new();
+        };
+        let mut lines = wrap_text(
+            &strings::plan_mode_hint(path),
+            theme::plan_mode_hint(),
+            usize::from(width).max(8),
+            &[],
+            &[],
+        );
+        lines.truncate(2);
+        lines
+    }
+
     fn layout(&self, area: Rect) -> AppLayout {
         let mut layout = AppLayout::default();
         if area.height == 0 {
@@ -247,7 +264,7 @@ impl App {
             (Some(popup), true) => take(popup.desired_height()),
             _ => 0,
         };
-        let hint_h = take(u16::from(self.plan_mode.is_some()));
+        let hint_h = take(self.plan_mode_hint(area.width).len() as u16);
         let pinned_h = take(
             self.pinned_plan()
                 .map_or(0, |p| (p.plan.len().min(PINNED_MAX_STEPS) + 1) as u16),

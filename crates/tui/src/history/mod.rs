@@ -177,3 +177,6 @@ fn reasoning_lines(text: &str, width: usize, expanded: bool) -> Vec<Line<'static
     }
     lines
 }
+
+#[cfg(test)]
+mod tests;

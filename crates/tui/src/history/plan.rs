@@ -54,23 +54,15 @@ fn step_lines(
     ));
     let rest_prefix = vec![Span::raw(format!("{rest}  "))];
     let mut lines = wrap_spans(&step_spans(step, style), width, &first_prefix, &rest_prefix);
-    let detail_prefix = [Span::raw(format!("{rest}  "))];
-    if let Some(result) = &step.result {
+    let detail_first = [Span::styled(format!("{rest}  ↳ "), theme::dim())];
+    let detail_rest = [Span::raw(format!("{rest}    "))];
+    for detail in [&step.result, &step.reason].into_iter().flatten() {
         lines.extend(wrap_text(
-            &format!("↳ {result}"),
+            detail,
             theme::dim(),
             width,
-            &detail_prefix,
-            &detail_prefix,
-        ));
-    }
-    if let Some(reason) = &step.reason {
-        lines.extend(wrap_text(
-            &format!("↳ {reason}"),
-            theme::dim(),
-            width,
-            &detail_prefix,
-            &detail_prefix,
+            &detail_first,
+            &detail_rest,
         ));
     }
     lines
@@ -142,14 +134,18 @@ fn completion_card(
         .steps_skipped
         .map_or(count(PlanStepStatus::Skipped), |n| n as usize);
     let bar = [Span::styled("  │ ", style)];
-    let mut lines = vec![Line::from(vec![
-        Span::styled("  ╭ ", style),
-        Span::styled(label, style.add_modifier(ratatui::style::Modifier::BOLD)),
-        Span::styled(
-            format!(" · {done} done, {failed} failed, {skipped} skipped"),
-            theme::dim(),
-        ),
-    ])];
+    let mut lines = wrap_spans(
+        &[
+            Span::styled(label, style.add_modifier(ratatui::style::Modifier::BOLD)),
+            Span::styled(
+                format!(" · {done} done, {failed} failed, {skipped} skipped"),
+                theme::dim(),
+            ),
+        ],
+        width,
+        &[Span::styled("  ╭ ", style)],
+        &bar,
+    );
     if !completion.summary.trim().is_empty() {
         lines.extend(wrap_text(
             completion.summary.trim(),
