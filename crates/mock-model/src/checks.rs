@@ -13,6 +13,9 @@ struct Pairing<'a> {
     prefix: String,
     calls: Vec<String>,
     answered: HashSet<String>,
+    /// Calls may live in server-side state the request only refers to (Responses'
+    /// `previous_response_id`), so an output without a call in the request is fine.
+    outputs_may_answer_stored_calls: bool,
     violations: &'a mut Vec<String>,
 }
 
@@ -22,6 +25,7 @@ impl<'a> Pairing<'a> {
             prefix,
             calls: Vec::new(),
             answered: HashSet::new(),
+            outputs_may_answer_stored_calls: false,
             violations,
         }
     }
@@ -51,6 +55,9 @@ impl<'a> Pairing<'a> {
             return;
         };
         if !self.calls.iter().any(|c| c == id) {
+            if self.outputs_may_answer_stored_calls {
+                return;
+            }
             self.violations.push(format!(
                 "{}: {what} answers {id:?}, which no earlier call in the request made",
                 self.prefix
@@ -84,7 +91,10 @@ pub(crate) fn check_request(number: usize, path: &str, body: &Value) -> Vec<Stri
         check_anthropic(&prefix, messages, &mut violations);
     }
     if let Some(input) = body.get("input").and_then(Value::as_array) {
-        check_responses(&prefix, input, &mut violations);
+        let has_previous_response = body
+            .get("previous_response_id")
+            .is_some_and(|id| !id.is_null());
+        check_responses(&prefix, input, has_previous_response, &mut violations);
     }
     violations
 }
@@ -115,8 +125,14 @@ fn check_chat(prefix: &str, messages: &[Value], violations: &mut Vec<String>) {
 
 /// Responses API: `function_call`/`custom_tool_call` items against their `*_output` items,
 /// paired by `call_id`.
-fn check_responses(prefix: &str, input: &[Value], violations: &mut Vec<String>) {
+fn check_responses(
+    prefix: &str,
+    input: &[Value],
+    has_previous_response: bool,
+    violations: &mut Vec<String>,
+) {
     let mut pairing = Pairing::new(prefix.to_string(), violations);
+    pairing.outputs_may_answer_stored_calls = has_previous_response;
     for item in input {
         let call_id = item.get("call_id").and_then(Value::as_str);
         match item.get("type").and_then(Value::as_str) {
@@ -199,6 +215,14 @@ mod tests {
         assert_eq!(violations.len(), 2, "{violations:?}");
         assert!(violations[0].contains("function_call_output answers \"a\""));
         assert!(violations[1].contains("call \"a\" has no output"));
+    }
+
+    #[test]
+    fn responses_output_may_answer_a_stored_call_with_previous_response_id() {
+        let body = json!({"previous_response_id": "resp_1", "input": [
+            {"type": "function_call_output", "call_id": "a", "output": "x"},
+        ]});
+        assert!(check(body).is_empty());
     }
 
     #[test]

@@ -31,7 +31,8 @@
 //!
 //! Bodies go out chunk by chunk (HTTP chunked encoding), each chunk after its delay and
 //! [`Gate`]; [`MockResponse::cut`] and [`MockResponse::stall`] end a body with a transport
-//! error instead of a clean end. The [`chat`], [`responses`] and [`anthropic`] modules build
+//! error instead of a clean end, and [`MockResponse::disconnect`] closes the connection
+//! without any answer. The [`chat`], [`responses`] and [`anthropic`] modules build
 //! the event streams those APIs send.
 //!
 //! # The `cairn-mock-model` binary
@@ -66,6 +67,8 @@
 //! - `{"repeat": N, "items": [...]}`: the items N times in a row. Inside a repeat, tool call
 //!   ids get `_K` appended (K = 1..N) so call ids stay unique across the conversation.
 //! - `"delay_ms"` on a text, tool_calls or status item: wait that long before each chunk.
+//! - `"cut_after": K` on such an item: send only its first K chunks (SSE events), then
+//!   abort the connection, as a server dying mid-stream.
 
 pub mod anthropic;
 pub mod chat;

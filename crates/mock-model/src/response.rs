@@ -126,6 +126,9 @@ pub enum Fault {
     /// Write nothing for the given time, then abort as with [`Fault::Cut`]. Lets a client's
     /// idle timeout fire; use [`Duration::MAX`] to stall until the server is dropped.
     Stall(Duration),
+    /// Close the connection without sending any response (no status, no headers): what a
+    /// client sees when a server or proxy drops it before answering. Chunks are ignored.
+    Disconnect,
 }
 
 /// One scripted answer. Build with [`MockResponse::sse`], [`MockResponse::error`],
@@ -243,6 +246,12 @@ impl MockResponse {
     /// After the chunks, writes nothing for `duration`, then aborts the connection.
     pub fn stall(mut self, duration: Duration) -> Self {
         self.fault = Some(Fault::Stall(duration));
+        self
+    }
+
+    /// Closes the connection without answering at all (see [`Fault::Disconnect`]).
+    pub fn disconnect(mut self) -> Self {
+        self.fault = Some(Fault::Disconnect);
         self
     }
 

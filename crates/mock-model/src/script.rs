@@ -163,9 +163,19 @@ fn item_response(
              or {\"repeat\":N,\"items\":[...]}",
         ));
     };
-    Ok(match delay {
+    let response = match delay {
         Some(delay) => response.with_chunk_delay(delay),
         None => response,
+    };
+    Ok(match item.get("cut_after") {
+        None => response,
+        Some(n) => {
+            let n = n
+                .as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| invalid(at, "\"cut_after\" must be a non-negative integer"))?;
+            response.cut_after(n)
+        }
     })
 }
 
@@ -295,6 +305,29 @@ mod tests {
                 .iter()
                 .all(|c| c.delay == Duration::from_millis(2))
         );
+    }
+
+    #[test]
+    fn each_wire_streams_its_own_events() {
+        let item = r#"[{"text":"hi","reasoning":"r"},{"tool_calls":[{"id":"c","name":"f"}]}]"#;
+        let body = |wire: &str, i: usize| {
+            let script = Script::parse(&format!(r#"{{"wire":"{wire}","responses":{item}}}"#));
+            script.unwrap().responses[i].body_text()
+        };
+        assert!(body("chat", 0).contains("\"reasoning_content\""));
+        assert!(body("chat", 1).contains("\"finish_reason\":\"tool_calls\""));
+        assert!(body("responses", 0).contains("event: response.reasoning_summary_text.delta"));
+        assert!(body("responses", 1).contains("\"call_id\":\"c\""));
+        assert!(body("anthropic", 0).contains("\"thinking_delta\""));
+        assert!(body("anthropic", 1).contains("\"stop_reason\":\"tool_use\""));
+    }
+
+    #[test]
+    fn cut_after_truncates_and_cuts() {
+        let script =
+            Script::parse(r#"{"wire":"chat","responses":[{"text":"abc","cut_after":2}]}"#).unwrap();
+        assert_eq!(script.responses[0].chunks.len(), 2);
+        assert_eq!(script.responses[0].fault, Some(crate::Fault::Cut));
     }
 
     #[test]

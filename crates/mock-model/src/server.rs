@@ -13,7 +13,6 @@ use hyper::service::service_fn;
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 use std::collections::VecDeque;
-use std::convert::Infallible;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -185,7 +184,7 @@ async fn serve_connection(stream: TcpStream, connection: usize, state: Shared) {
     // SSE deltas are small writes; without nodelay they would wait for ACKs.
     let _ = stream.set_nodelay(true);
     let service = service_fn(move |request| handle(request, connection, state.clone()));
-    // A connection error (client gone, scripted cut) ends only this connection.
+    // A connection error (client gone, scripted fault) ends only this connection.
     let _ = hyper::server::conn::http1::Builder::new()
         .keep_alive(true)
         .serve_connection(TokioIo::new(stream), service)
@@ -196,7 +195,7 @@ async fn handle(
     request: Request<Incoming>,
     connection: usize,
     state: Shared,
-) -> Result<Response<Body>, Infallible> {
+) -> Result<Response<Body>, ScriptedAbort> {
     let (parts, body) = request.into_parts();
     let body = match body.collect().await {
         Ok(collected) => collected.to_bytes(),
@@ -254,6 +253,10 @@ async fn handle(
             }
         }
     };
+    if response.fault == Some(Fault::Disconnect) {
+        // A service error makes hyper close the connection without writing a response.
+        return Err(ScriptedAbort);
+    }
     Ok(build(response))
 }
 
@@ -313,6 +316,8 @@ fn body_stream(
                 tokio::time::sleep(duration).await;
                 Some(Err(ScriptedAbort))
             }
+            // Handled before the response is built; never reaches the body.
+            Some(Fault::Disconnect) => Some(Err(ScriptedAbort)),
         }
     })
     .filter_map(std::future::ready);

@@ -278,3 +278,27 @@ async fn well_paired_conversation_has_no_violations() {
     post(&server, "/v1/chat/completions", &body).await;
     server.assert_no_violations();
 }
+
+#[tokio::test]
+async fn disconnect_closes_the_connection_without_an_answer() {
+    let server = MockServer::start(vec![
+        MockResponse::sse(chat::text("never sent")).disconnect(),
+        MockResponse::sse(chat::text("second try")),
+    ])
+    .await;
+    let http = client();
+    let first = http
+        .post(server.url("/v1/chat/completions"))
+        .body("{}")
+        .send()
+        .await;
+    assert!(first.is_err(), "no response may arrive: {first:?}");
+    let second = http
+        .post(server.url("/v1/chat/completions"))
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(second.status(), 200);
+    assert_eq!(server.requests().len(), 2);
+}
