@@ -104,3 +104,43 @@ fn binary_without_script_prints_usage() {
     assert!(stderr.contains("--script FILE is required"), "{stderr}");
     assert!(stderr.contains("usage: cairn-mock-model --script FILE [--port N]"));
 }
+
+#[tokio::test]
+async fn binary_reports_request_check_violations_on_stderr() {
+    let script = script_file(r#"{"wire":"chat","responses":[{"text":"ok"}]}"#);
+    let mut child = Running(
+        Command::new(BIN)
+            .arg("--script")
+            .arg(script.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut line = String::new();
+    BufReader::new(child.0.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = format!(
+        "{}/chat/completions",
+        line.trim_end().trim_start_matches("READY ")
+    );
+    let orphan = r#"{"messages":[{"role":"tool","tool_call_id":"call_9","content":"x"}]}"#;
+    let response = reqwest::Client::new()
+        .post(&url)
+        .body(orphan)
+        .send()
+        .await
+        .unwrap();
+    response.text().await.unwrap();
+
+    let mut report = String::new();
+    BufReader::new(child.0.stderr.take().unwrap())
+        .read_line(&mut report)
+        .unwrap();
+    assert_eq!(
+        report.trim_end(),
+        "VIOLATION request 1 (/v1/chat/completions): tool message answers \"call_9\", which no \
+         earlier call in the request made"
+    );
+}
