@@ -21,6 +21,11 @@ impl PlanStore {
         Self { dir }
     }
 
+    /// The store of `$CAIRN_HOME` = `home` (`home/plans`, as [`crate::Config::plans_dir`]).
+    pub fn in_home(home: &Path) -> Self {
+        Self::new(home.join("plans"))
+    }
+
     /// The directory.
     pub fn dir(&self) -> &Path {
         &self.dir

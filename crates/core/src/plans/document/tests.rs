@@ -1,4 +1,5 @@
 use super::*;
+use cairn_protocol::{CompletionStatus, PlanCompletion, PlanStep};
 use proptest::prelude::*;
 use time::OffsetDateTime;
 use time::macros::datetime;
@@ -154,6 +155,18 @@ fn parse_errors_name_the_line() {
             .0
             .contains("Depends on must be a whole number")
     );
+}
+
+#[test]
+fn an_objective_line_like_a_heading_cannot_break_the_document() {
+    let mut doc = sample();
+    doc.plan.explanation = Some("Intro\n## Steps\nmore".into());
+    let parsed = parse(&render(&doc)).unwrap();
+    assert_eq!(
+        parsed.plan.explanation.as_deref(),
+        Some("Intro\n ## Steps\nmore")
+    );
+    assert_eq!(parsed.plan.plan, doc.plan.plan);
 }
 
 #[test]
