@@ -363,3 +363,41 @@ fn describe_is_the_dry_run_sentence() {
     );
     assert_eq!(UPDATE.describe("{"), "Would unknown for step 0.");
 }
+
+#[test]
+fn structured_planning_registers_the_four_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = crate::config::Config::for_test(dir.path(), dir.path());
+    config.planning = crate::config::PlanningStyle::Structured;
+    let registry = crate::tools::ToolRegistry::for_config(&config);
+    let names: Vec<&str> = registry.names().collect();
+    for name in [
+        names::CREATE_PLAN,
+        names::UPDATE_PLAN,
+        names::COMPLETE_PLAN,
+        names::READ_PLAN,
+    ] {
+        assert!(names.contains(&name), "{name} missing from {names:?}");
+    }
+    let update = registry
+        .specs()
+        .find(|s| s.name == names::UPDATE_PLAN)
+        .unwrap();
+    assert_eq!(
+        update.parameters["properties"]["action"]["enum"],
+        json!([
+            "start_step",
+            "complete_step",
+            "fail_step",
+            "skip_step",
+            "add_step",
+            "note",
+            "revise"
+        ])
+    );
+    assert!(
+        registry.is_mutating(names::CREATE_PLAN),
+        "plan changes run in call order"
+    );
+    assert!(!registry.is_mutating(names::READ_PLAN));
+}
