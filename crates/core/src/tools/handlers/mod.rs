@@ -1,9 +1,14 @@
 //! One tool handler per file.
 
 mod ask_user_question;
+mod complete_plan;
+mod create_plan;
 mod exit_plan_mode;
+mod plan_support;
+mod read_plan;
 mod think;
 mod update_plan;
+mod update_plan_structured;
 
 use super::registry::ToolRegistryBuilder;
 
@@ -18,7 +23,12 @@ pub fn register_checklist_planning(builder: &mut ToolRegistryBuilder) {
 }
 
 /// `create_plan` / `update_plan` (actions) / `complete_plan` / `read_plan`.
-pub fn register_structured_planning(_builder: &mut ToolRegistryBuilder) {}
+pub fn register_structured_planning(builder: &mut ToolRegistryBuilder) {
+    builder.register(create_plan::CreatePlanHandler);
+    builder.register(update_plan_structured::StructuredUpdatePlanHandler);
+    builder.register(complete_plan::CompletePlanHandler);
+    builder.register(read_plan::ReadPlanHandler);
+}
 
 /// Tools that change the workspace.
 pub fn register_mutating(_builder: &mut ToolRegistryBuilder) {}
