@@ -1,13 +1,29 @@
 //! One tool handler per file.
 
+mod atomic;
+mod diff;
+mod edit_file;
+mod glob_files;
+mod grep_files;
+mod list_dir;
+mod paths;
+mod read_file;
+#[cfg(test)]
+mod test_support;
 mod think;
 mod update_plan;
+mod write_file;
 
 use super::registry::ToolRegistryBuilder;
 
 /// Tools that only read: offered in every mode.
 pub fn register_read_only(builder: &mut ToolRegistryBuilder) {
-    builder.register(think::ThinkHandler);
+    builder
+        .register(read_file::ReadFileHandler)
+        .register(list_dir::ListDirHandler)
+        .register(glob_files::GlobFilesHandler)
+        .register(grep_files::GrepFilesHandler)
+        .register(think::ThinkHandler);
 }
 
 /// `update_plan` as the Codex checklist.
@@ -19,7 +35,11 @@ pub fn register_checklist_planning(builder: &mut ToolRegistryBuilder) {
 pub fn register_structured_planning(_builder: &mut ToolRegistryBuilder) {}
 
 /// Tools that change the workspace.
-pub fn register_mutating(_builder: &mut ToolRegistryBuilder) {}
+pub fn register_mutating(builder: &mut ToolRegistryBuilder) {
+    builder
+        .register(write_file::WriteFileHandler)
+        .register(edit_file::EditFileHandler);
+}
 
 /// `exit_plan_mode` and `ask_user_question`.
 pub fn register_plan_mode(_builder: &mut ToolRegistryBuilder) {}
