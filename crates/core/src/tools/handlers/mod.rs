@@ -1,5 +1,6 @@
 //! One tool handler per file.
 
+mod apply_patch;
 mod atomic;
 mod diff;
 mod edit_file;
@@ -8,6 +9,7 @@ mod grep_files;
 mod list_dir;
 mod paths;
 mod read_file;
+mod shell;
 #[cfg(test)]
 mod test_support;
 mod think;
@@ -38,7 +40,9 @@ pub fn register_structured_planning(_builder: &mut ToolRegistryBuilder) {}
 pub fn register_mutating(builder: &mut ToolRegistryBuilder) {
     builder
         .register(write_file::WriteFileHandler)
-        .register(edit_file::EditFileHandler);
+        .register(edit_file::EditFileHandler)
+        .register(apply_patch::ApplyPatchHandler)
+        .register(shell::ShellHandler);
 }
 
 /// `exit_plan_mode` and `ask_user_question`.
