@@ -4,7 +4,10 @@
 //! configure one. It fails only on a config file or override that cannot be understood, and
 //! then the error names the file, the line and the key.
 
+mod describe;
 pub mod providers;
+
+pub use describe::describe_providers;
 
 use cairn_protocol::ApprovalPolicy;
 pub use providers::{ProviderInfo, ProviderToml, WireApi};
@@ -219,6 +222,24 @@ impl Config {
     }
 }
 
+impl Config {
+    /// A configuration with no provider, rooted at `cwd` with `$CAIRN_HOME` at `home` (tests).
+    #[doc(hidden)]
+    pub fn for_test(home: &Path, cwd: &Path) -> Self {
+        Self {
+            cairn_home: home.to_path_buf(),
+            cwd: cwd.to_path_buf(),
+            model: "test-model".into(),
+            provider: None,
+            provider_reason: ProviderReason::NoneFound,
+            approval_policy: ApprovalPolicy::OnRequest,
+            planning: PlanningStyle::Checklist,
+            reasoning_effort: None,
+            user_providers: BTreeMap::new(),
+        }
+    }
+}
+
 /// Pick a provider from the environment: OPENAI_API_KEY, then ANTHROPIC_API_KEY.
 ///
 /// Probing a local Ollama is done off the start-up path by the session, never here.
@@ -411,23 +432,5 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("unknown provider `nope`"), "{err}");
-    }
-}
-
-impl Config {
-    /// A configuration with no provider, rooted at `cwd` with `$CAIRN_HOME` at `home` (tests).
-    #[doc(hidden)]
-    pub fn for_test(home: &Path, cwd: &Path) -> Self {
-        Self {
-            cairn_home: home.to_path_buf(),
-            cwd: cwd.to_path_buf(),
-            model: "test-model".into(),
-            provider: None,
-            provider_reason: ProviderReason::NoneFound,
-            approval_policy: ApprovalPolicy::OnRequest,
-            planning: PlanningStyle::Checklist,
-            reasoning_effort: None,
-            user_providers: BTreeMap::new(),
-        }
     }
 }

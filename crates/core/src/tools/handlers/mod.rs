@@ -1,9 +1,11 @@
 //! One tool handler per file.
 
 mod apply_patch;
+mod ask_user_question;
 mod atomic;
 mod diff;
 mod edit_file;
+mod exit_plan_mode;
 mod glob_files;
 mod grep_files;
 mod list_dir;
@@ -46,4 +48,7 @@ pub fn register_mutating(builder: &mut ToolRegistryBuilder) {
 }
 
 /// `exit_plan_mode` and `ask_user_question`.
-pub fn register_plan_mode(_builder: &mut ToolRegistryBuilder) {}
+pub fn register_plan_mode(builder: &mut ToolRegistryBuilder) {
+    builder.register(exit_plan_mode::ExitPlanModeHandler);
+    builder.register(ask_user_question::AskUserQuestionHandler);
+}
