@@ -93,13 +93,22 @@ const DEFAULT_REQUEST_RETRIES: u32 = 4;
 const DEFAULT_STREAM_RETRIES: u32 = 5;
 const DEFAULT_MAX_TOKENS: u32 = 16_384;
 
-/// The providers cairn knows without configuration, as `(id, name, wire, base_url, env_key,
-/// default model)`.
-const BUILT_IN: &[(&str, &str, WireApi, &str, Option<&str>, &str)] = &[
+/// `(id, name, wire, base_url, env_key, default model)`.
+type BuiltIn = (
+    &'static str,
+    &'static str,
+    WireApi,
+    &'static str,
+    Option<&'static str>,
+    &'static str,
+);
+
+/// The providers cairn knows without configuration.
+const BUILT_IN: &[BuiltIn] = &[
     (
         "openai",
         "OpenAI",
-        WireApi::Chat,
+        WireApi::Responses,
         "https://api.openai.com/v1",
         Some("OPENAI_API_KEY"),
         "gpt-5.1",
