@@ -99,9 +99,8 @@ impl SseParser {
         }
     }
 
-    /// The stream ended. An event whose last line was complete is dispatched even without
-    /// the closing blank line (some servers close right after `data: [DONE]`); a line cut
-    /// off mid-way is dropped, so a truncated JSON object never reaches a decoder.
+    /// The stream ended. An event missing only its closing blank line is dispatched (some
+    /// servers close right after `data: [DONE]`); a line cut off mid-way is dropped.
     pub fn finish<F>(&mut self, on_event: &mut F) -> Result<(), ClientError>
     where
         F: FnMut(SseEvent<'_>) -> Result<(), ClientError>,
@@ -222,7 +221,13 @@ impl<D: SseDecoder> Pipeline<D> {
             pending,
             completed,
         } = self;
-        parser.finish(&mut |event| forward(decoder, pending, completed, event))?;
+        // An unterminated last event that does not parse was cut off, not malformed.
+        parser
+            .finish(&mut |event| forward(decoder, pending, completed, event))
+            .map_err(|err| match err {
+                ClientError::Protocol(_) => ClientError::Incomplete,
+                other => other,
+            })?;
         if *completed {
             return Ok(());
         }
