@@ -1,1 +1,147 @@
-fn main() {}
+//! The `cairn` binary: the TUI by default, `exec` for headless runs, `plans` for stored plans.
+
+// This is the binary's edge: printing to the terminal is its job.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+mod exec;
+
+use cairn_core::{Config, ConfigOverrides};
+use cairn_protocol::ApprovalPolicy;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// A terminal coding agent that plans before it changes things.
+#[derive(Debug, Parser)]
+#[command(name = "cairn", version, about, args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(flatten)]
+    global: GlobalArgs,
+
+    #[command(subcommand)]
+    command: Option<Command>,
+
+    /// Prompt to submit as soon as the TUI opens.
+    prompt: Option<String>,
+}
+
+#[derive(Debug, Args, Clone)]
+struct GlobalArgs {
+    /// Override a config key, e.g. `-c model="gpt-5.1"` (value parsed as TOML). Repeatable.
+    #[arg(short = 'c', long = "config", value_name = "KEY=VALUE", global = true)]
+    overrides: Vec<String>,
+
+    /// Model to use.
+    #[arg(short = 'm', long, global = true)]
+    model: Option<String>,
+
+    /// Provider to use (a key of [providers] or a built-in: openai, anthropic, ollama, lmstudio, openrouter).
+    #[arg(long, global = true)]
+    provider: Option<String>,
+
+    /// When to ask before running mutating tools.
+    #[arg(long, value_enum, global = true)]
+    approval: Option<ApprovalArg>,
+
+    /// Working directory (the workspace root).
+    #[arg(short = 'C', long = "cd", value_name = "DIR", global = true)]
+    cd: Option<PathBuf>,
+
+    /// Show the providers cairn knows, which one it chose and why, then exit.
+    #[arg(long)]
+    list_providers: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum ApprovalArg {
+    Untrusted,
+    OnRequest,
+    Never,
+}
+
+impl From<ApprovalArg> for ApprovalPolicy {
+    fn from(arg: ApprovalArg) -> Self {
+        match arg {
+            ApprovalArg::Untrusted => Self::Untrusted,
+            ApprovalArg::OnRequest => Self::OnRequest,
+            ApprovalArg::Never => Self::Never,
+        }
+    }
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run one task headless and print the result.
+    Exec(exec::ExecArgs),
+}
+
+impl GlobalArgs {
+    fn overrides(&self) -> ConfigOverrides {
+        // Flags are applied after -c overrides: the more specific spelling wins.
+        let mut raw = self.overrides.clone();
+        if let Some(model) = &self.model {
+            raw.push(format!("model={}", toml_string(model)));
+        }
+        if let Some(provider) = &self.provider {
+            raw.push(format!("provider={}", toml_string(provider)));
+        }
+        if let Some(approval) = self.approval {
+            raw.push(format!(
+                "approval_policy={}",
+                toml_string(ApprovalPolicy::from(approval).as_str())
+            ));
+        }
+        ConfigOverrides {
+            raw,
+            cwd: self.cd.clone(),
+            cairn_home: None,
+        }
+    }
+}
+
+/// Quote a value as a TOML string.
+fn toml_string(value: &str) -> String {
+    let escaped = value.replace('\\', "\\\\").replace('"', "\\\"");
+    format!("\"{escaped}\"")
+}
+
+fn load_config(global: &GlobalArgs) -> Result<Config, ExitCode> {
+    Config::load(&global.overrides()).map_err(|err| {
+        eprintln!("error: {err}");
+        ExitCode::from(2)
+    })
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let config = match load_config(&cli.global) {
+        Ok(config) => config,
+        Err(code) => return code,
+    };
+    if cli.global.list_providers {
+        print!("{}", cairn_core::config::describe_providers(&config));
+        return ExitCode::SUCCESS;
+    }
+    let _log = cairn_core::logging::init(&config.logs_dir());
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(err) => {
+            eprintln!("error: could not start the async runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match cli.command {
+        Some(Command::Exec(args)) => runtime.block_on(exec::run(config, args)),
+        None => match runtime.block_on(cairn_tui::run(config, cli.prompt)) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => {
+                eprintln!("error: {err}");
+                ExitCode::FAILURE
+            }
+        },
+    }
+}

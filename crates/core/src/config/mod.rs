@@ -4,8 +4,11 @@
 //! configure one. It fails only on a config file or override that cannot be understood, and
 //! then the error names the file, the line and the key.
 
+mod describe;
 mod detect;
 pub mod providers;
+
+pub use describe::describe_providers;
 
 use cairn_protocol::ApprovalPolicy;
 pub use detect::{LocalOllama, describe_provider_choice, probe_ollama};
@@ -228,6 +231,25 @@ impl Config {
     }
 }
 
+impl Config {
+    /// A configuration with no provider, rooted at `cwd` with `$CAIRN_HOME` at `home` (tests).
+    #[doc(hidden)]
+    pub fn for_test(home: &Path, cwd: &Path) -> Self {
+        Self {
+            cairn_home: home.to_path_buf(),
+            cwd: cwd.to_path_buf(),
+            model: "test-model".into(),
+            provider: None,
+            provider_reason: ProviderReason::NoneFound,
+            approval_policy: ApprovalPolicy::OnRequest,
+            planning: PlanningStyle::Checklist,
+            reasoning_effort: None,
+            user_providers: BTreeMap::new(),
+            detect_local: false,
+        }
+    }
+}
+
 /// Pick a provider from the environment: OPENAI_API_KEY, then ANTHROPIC_API_KEY.
 ///
 /// Probing a local Ollama is done off the start-up path by the session, never here.
@@ -327,25 +349,6 @@ fn resolve_cwd(cd: Option<&Path>) -> Result<PathBuf, ConfigError> {
     };
     dir.canonicalize()
         .map_err(|source| ConfigError::Io { path: dir, source })
-}
-
-impl Config {
-    /// A configuration with no provider, rooted at `cwd` with `$CAIRN_HOME` at `home` (tests).
-    #[doc(hidden)]
-    pub fn for_test(home: &Path, cwd: &Path) -> Self {
-        Self {
-            cairn_home: home.to_path_buf(),
-            cwd: cwd.to_path_buf(),
-            model: "test-model".into(),
-            provider: None,
-            provider_reason: ProviderReason::NoneFound,
-            approval_policy: ApprovalPolicy::OnRequest,
-            planning: PlanningStyle::Checklist,
-            reasoning_effort: None,
-            user_providers: BTreeMap::new(),
-            detect_local: false,
-        }
-    }
 }
 
 #[cfg(test)]

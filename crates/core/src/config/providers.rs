@@ -93,8 +93,7 @@ const DEFAULT_REQUEST_RETRIES: u32 = 4;
 const DEFAULT_STREAM_RETRIES: u32 = 5;
 const DEFAULT_MAX_TOKENS: u32 = 16_384;
 
-/// `(id, name, wire, base_url, env_key, default model)`.
-type BuiltIn = (
+type BuiltInRow = (
     &'static str,
     &'static str,
     WireApi,
@@ -103,8 +102,9 @@ type BuiltIn = (
     &'static str,
 );
 
-/// The providers cairn knows without configuration.
-const BUILT_IN: &[BuiltIn] = &[
+/// The providers cairn knows without configuration, as `(id, name, wire, base_url, env_key,
+/// default model)`.
+const BUILT_IN: &[BuiltInRow] = &[
     (
         "openai",
         "OpenAI",

@@ -10,6 +10,15 @@ pub mod reminder;
 use std::path::{Path, PathBuf};
 use time::OffsetDateTime;
 
+/// Key under which `exit_plan_mode` waits for the user's plan decision.
+pub const APPROVAL_REPLY_KEY: &str = "plan_mode_approval";
+
+/// Tool output after the user approved the plan.
+pub const APPROVED_TEXT: &str = "Plan approved. You can now start implementing the plan.";
+
+/// Tool output after the user rejected the plan (feedback may follow).
+pub const REJECTED_TEXT: &str = "Plan rejected. Please continue refining the plan.";
+
 /// Plan-mode state of one session.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PlanModeState {

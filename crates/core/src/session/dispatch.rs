@@ -9,9 +9,6 @@ use crate::tools::{ApprovalKind, ToolCall, ToolContext, ToolError, ToolRegistry,
 use cairn_protocol::{EventMsg, ReviewDecision, TurnAbortReason};
 use std::time::Instant;
 
-/// Key under which `exit_plan_mode` waits for the user's plan decision.
-pub const PLAN_APPROVAL_KEY: &str = "plan_mode_approval";
-
 /// What a call produced.
 pub(super) enum CallOutcome {
     /// Text for the model.

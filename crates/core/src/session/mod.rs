@@ -186,7 +186,7 @@ async fn submission_loop(
                     Op::PlanModeApproval { approved, feedback } => {
                         let delivered = shared
                             .replies
-                            .resolve(dispatch::PLAN_APPROVAL_KEY, Reply::PlanDecision { approved, feedback });
+                            .resolve(crate::plan_mode::APPROVAL_REPLY_KEY, Reply::PlanDecision { approved, feedback });
                         if !delivered {
                             events.send(&id, EventMsg::Error {
                                 message: "No plan is waiting for approval.".to_string(),

@@ -14,12 +14,13 @@ use crate::config::NO_PROVIDER_GUIDANCE;
 use crate::history::ResponseItem;
 use crate::plan_mode::{filter, reminder};
 use crate::prompt;
-use crate::tools::{ToolCall, ToolContext, ToolRegistry};
+use crate::tools::{ToolCall, ToolContext, ToolRegistry, names};
 use cairn_protocol::{EventMsg, TokenUsage, TurnAbortReason};
 use futures::StreamExt;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
+/// A task ends with exactly one of `task_complete`, `turn_aborted` or `error`.
 pub(super) struct Task {
     pub shared: Arc<SessionShared>,
     pub registry: Arc<ToolRegistry>,
@@ -44,9 +45,6 @@ impl Task {
         if self.shared.model_client().await.is_none() {
             self.emit(EventMsg::Error {
                 message: NO_PROVIDER_GUIDANCE.to_string(),
-            });
-            self.emit(EventMsg::TaskComplete {
-                last_agent_message: None,
             });
             return;
         }
@@ -132,7 +130,11 @@ impl Task {
         let tools = self
             .registry
             .specs()
-            .filter(|spec| plan_file.is_none() || filter::is_offered(&spec.name))
+            .filter(|spec| match &plan_file {
+                Some(_) => filter::is_offered(&spec.name),
+                // exit_plan_mode means nothing outside plan mode; do not tempt the model.
+                None => spec.name != names::EXIT_PLAN_MODE,
+            })
             .cloned()
             .collect();
         ModelRequest {

@@ -1,5 +1,7 @@
 //! One tool handler per file.
 
+mod ask_user_question;
+mod exit_plan_mode;
 mod think;
 mod update_plan;
 
@@ -22,4 +24,7 @@ pub fn register_structured_planning(_builder: &mut ToolRegistryBuilder) {}
 pub fn register_mutating(_builder: &mut ToolRegistryBuilder) {}
 
 /// `exit_plan_mode` and `ask_user_question`.
-pub fn register_plan_mode(_builder: &mut ToolRegistryBuilder) {}
+pub fn register_plan_mode(builder: &mut ToolRegistryBuilder) {
+    builder.register(exit_plan_mode::ExitPlanModeHandler);
+    builder.register(ask_user_question::AskUserQuestionHandler);
+}

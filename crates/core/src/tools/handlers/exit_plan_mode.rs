@@ -1,0 +1,85 @@
+//! `exit_plan_mode`: ask the user to approve the plan file, and wait for the answer.
+//!
+//! Only the user's `plan_mode_approval` op ends plan mode; this call merely asks.
+
+use crate::plan_mode::{APPROVAL_REPLY_KEY, APPROVED_TEXT, REJECTED_TEXT};
+use crate::session::shared::{Reply, lock};
+use crate::tools::{ToolCall, ToolContext, ToolError, ToolHandler, ToolSpec, names};
+use async_trait::async_trait;
+use cairn_protocol::EventMsg;
+use serde_json::json;
+
+/// Handler of `exit_plan_mode`.
+pub struct ExitPlanModeHandler;
+
+#[async_trait]
+impl ToolHandler for ExitPlanModeHandler {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: names::EXIT_PLAN_MODE.to_string(),
+            description: "Call when your plan is written to the plan file and ready for the user's review. The user reads it and approves or rejects it; on approval plan mode ends and you may implement the plan. Takes no arguments.".to_string(),
+            parameters: json!({"type": "object", "properties": {}, "additionalProperties": false}),
+        }
+    }
+
+    fn describe(&self, _arguments: &str) -> String {
+        "Would ask the user to approve the plan".to_string()
+    }
+
+    async fn handle(&self, _call: &ToolCall, ctx: &ToolContext) -> Result<String, ToolError> {
+        let plan_file = {
+            let state = lock(&ctx.shared.plan_mode);
+            match state.active_plan_file() {
+                Some(path) => path.to_path_buf(),
+                None => {
+                    return Err(ToolError::RespondToModel(
+                        "Not in plan mode. Cannot exit.".to_string(),
+                    ));
+                }
+            }
+        };
+        let plan_content = match std::fs::read_to_string(&plan_file) {
+            Ok(text) => text,
+            Err(_) => {
+                return Err(ToolError::RespondToModel(format!(
+                    "Plan file not found at {}. Please write your plan to this file before exiting.",
+                    plan_file.display()
+                )));
+            }
+        };
+        // Register before emitting so an immediate answer cannot be lost.
+        let waiting = ctx.shared.replies.register(APPROVAL_REPLY_KEY);
+        ctx.emit(EventMsg::PlanModeExitRequest {
+            plan_content,
+            plan_file_path: plan_file.clone(),
+        });
+        let reply = tokio::select! {
+            _ = ctx.cancel.cancelled() => {
+                return Err(ToolError::RespondToModel("Interrupted by the user before the plan was reviewed.".into()));
+            }
+            reply = waiting => reply,
+        };
+        match reply {
+            Ok(Reply::PlanDecision { approved: true, .. }) => {
+                lock(&ctx.shared.plan_mode).approve();
+                ctx.shared.plans.on_plan_mode_approved(&plan_file);
+                ctx.emit(EventMsg::PlanModeExited { approved: true });
+                Ok(APPROVED_TEXT.to_string())
+            }
+            Ok(Reply::PlanDecision {
+                approved: false,
+                feedback,
+            }) => {
+                ctx.emit(EventMsg::PlanModeExited { approved: false });
+                let mut text = REJECTED_TEXT.to_string();
+                if let Some(feedback) = feedback.as_deref().map(str::trim).filter(|f| !f.is_empty())
+                {
+                    text.push_str("\n\nUser feedback: ");
+                    text.push_str(feedback);
+                }
+                Err(ToolError::RespondToModel(text))
+            }
+            Ok(_) | Err(_) => Err(ToolError::RespondToModel(REJECTED_TEXT.to_string())),
+        }
+    }
+}
