@@ -85,6 +85,7 @@ impl Task {
         // Read once per task: AGENTS.md edits apply from the next message on.
         let instructions = prompt::system_prompt(&self.shared.config);
         loop {
+            crate::plans::reminder::push_if_due(&self.shared);
             let request = self.build_request(&instructions);
             let items = self.stream_with_retries(&request).await?;
             let mut calls = Vec::new();
