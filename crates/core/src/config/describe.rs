@@ -54,6 +54,10 @@ pub fn describe_providers(config: &Config) -> String {
         (Some(p), ProviderReason::EnvKey(var)) => {
             format!("Using {} (model {}): {var} is set.", p.id, config.model)
         }
+        (Some(p), ProviderReason::LocalOllama) => format!(
+            "Using {} (model {}): no API key is set and Ollama answered at {}.",
+            p.id, config.model, p.base_url
+        ),
         (Some(p), ProviderReason::NoneFound) => format!("Using {} (model {}).", p.id, config.model),
         (None, _) => super::NO_PROVIDER_GUIDANCE.to_string(),
     };
