@@ -120,13 +120,21 @@ fn load_config(global: &GlobalArgs) -> Result<Config, ExitCode> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let config = match load_config(&cli.global) {
+    let mut config = match load_config(&cli.global) {
         Ok(config) => config,
         Err(code) => return code,
     };
     if cli.global.list_providers {
-        print!("{}", cairn_core::config::describe_providers(&config));
-        return ExitCode::SUCCESS;
+        return with_runtime(&config.clone(), |rt| {
+            // Only here is the local probe awaited; a session runs it in the background.
+            if config.detect_local
+                && let Some(local) = rt.block_on(cairn_core::config::probe_ollama(&config))
+            {
+                local.apply(&mut config);
+            }
+            print!("{}", cairn_core::config::describe_providers(&config));
+            ExitCode::SUCCESS
+        });
     }
     match cli.command {
         Some(Command::Plans { command }) => plans_cmd::run(&config.cairn_home, command),
