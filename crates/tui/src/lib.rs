@@ -1,10 +1,175 @@
 //! cairn's terminal front end.
+//!
+//! One owner, one loop: [`run`] selects over terminal input, core events, the internal
+//! [`app_event::AppEvent`] queue and frame ticks. Handlers change [`app::App`]; frames are drawn
+//! only when something asked for one (at most 60 per second), so an idle screen costs nothing.
 
+pub mod app;
+pub mod app_event;
+pub mod bottom;
+mod editor;
+pub mod frame;
+pub mod history;
+pub mod markdown;
+pub mod slash;
+pub mod status;
+pub mod strings;
+pub mod theme;
+pub mod transcript;
+mod tui;
+pub mod wrap;
+
+use app::{App, OpSink, Request};
+use app_event::AppEventSender;
 use cairn_core::Config;
+use cairn_core::session::SubmissionSender;
+use cairn_protocol::{Event, EventMsg, Op, Submission};
+use crossterm::event::EventStream;
+use futures::StreamExt;
+use std::io;
+use std::time::{Duration, Instant};
+use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::mpsc;
+
+/// How long quitting waits for the core to stop running tools.
+const SHUTDOWN_GRACE: Duration = Duration::from_millis(500);
+
+/// Ops to a live session, with ids of our own.
+struct SessionOps {
+    sender: SubmissionSender,
+    next_id: u64,
+}
+
+impl OpSink for SessionOps {
+    fn submit(&mut self, op: Op) -> String {
+        self.next_id += 1;
+        let id = format!("tui-{}", self.next_id);
+        self.sender.send(Submission { id: id.clone(), op });
+        id
+    }
+}
+
+fn start_session(config: &Config) -> (SessionOps, mpsc::UnboundedReceiver<Event>) {
+    let handle = cairn_core::spawn(
+        config.clone(),
+        cairn_core::SessionOptions { interactive: true },
+    );
+    let ops = SessionOps {
+        sender: handle.sender(),
+        next_id: 0,
+    };
+    (ops, handle.events)
+}
+
+fn draw(guard: &mut tui::TerminalGuard, app: &mut App) -> io::Result<()> {
+    app.set_now(Instant::now());
+    let size = guard.terminal.size()?;
+    app.handle_resize(size.width, size.height);
+    app.prepare();
+    guard
+        .terminal
+        .draw(|frame| app.render(frame.area(), frame.buffer_mut()))?;
+    Ok(())
+}
 
 /// Run the TUI in the current terminal until the user quits. `initial_prompt` is submitted
 /// as soon as the session is ready.
-pub async fn run(config: Config, initial_prompt: Option<String>) -> std::io::Result<()> {
-    let _ = (config, initial_prompt);
-    Ok(())
+pub async fn run(config: Config, initial_prompt: Option<String>) -> io::Result<()> {
+    let mut sigterm = signal(SignalKind::terminate())?;
+    let mut sighup = signal(SignalKind::hangup())?;
+    let mut guard = tui::TerminalGuard::enter()?;
+    let size = guard.terminal.size()?;
+    let (tx, mut app_rx) = AppEventSender::channel();
+    let (frames, mut draw_rx) = frame::spawn_scheduler();
+    let (ops, mut session_events) = start_session(&config);
+    let mut session_alive = true;
+    let mut app = App::new(Box::new(ops), tx, (size.width, size.height), Instant::now());
+    if let Some(prompt) = initial_prompt.filter(|p| !p.trim().is_empty()) {
+        app.submit_when_ready(prompt);
+    }
+    // The first frame is drawn before anything else: the composer is ready at once.
+    draw(&mut guard, &mut app)?;
+    let mut terminal_events = EventStream::new();
+
+    let result: io::Result<()> = loop {
+        let redraw = tokio::select! {
+            event = terminal_events.next() => match event {
+                Some(Ok(event)) => {
+                    app.set_now(Instant::now());
+                    app.handle_terminal_event(event)
+                }
+                Some(Err(err)) => break Err(err),
+                None => break Ok(()),
+            },
+            event = session_events.recv(), if session_alive => match event {
+                Some(event) => {
+                    app.set_now(Instant::now());
+                    app.handle_core_event(event);
+                    true
+                }
+                None => {
+                    session_alive = false;
+                    false
+                }
+            },
+            Some(event) = app_rx.recv() => {
+                app.set_now(Instant::now());
+                app.handle_app_event(event);
+                true
+            }
+            Some(()) = draw_rx.recv() => {
+                draw(&mut guard, &mut app)?;
+                if let Some(at) = app.next_frame_deadline() {
+                    frames.schedule_frame_at(at);
+                }
+                false
+            }
+            _ = sigterm.recv() => break Ok(()),
+            _ = sighup.recv() => break Ok(()),
+        };
+        if redraw {
+            frames.schedule_frame();
+        }
+        let mut quit = false;
+        for request in app.take_requests() {
+            match request {
+                Request::Quit => quit = true,
+                Request::NewSession => {
+                    app.submit_op(Op::Shutdown);
+                    let (ops, events) = start_session(&config);
+                    session_events = events;
+                    session_alive = true;
+                    app.reset_session(Box::new(ops));
+                    frames.schedule_frame();
+                }
+                Request::EditPlan(path) => {
+                    // Stop reading the terminal so the editor gets every key.
+                    drop(terminal_events);
+                    guard.suspend()?;
+                    let edited = editor::edit(&path).await;
+                    guard.resume()?;
+                    terminal_events = EventStream::new();
+                    app.handle_plan_edited(edited);
+                    frames.schedule_frame();
+                }
+            }
+        }
+        if quit {
+            break Ok(());
+        }
+    };
+
+    app.submit_op(Op::Shutdown);
+    if session_alive {
+        let _ = tokio::time::timeout(SHUTDOWN_GRACE, async {
+            while let Some(event) = session_events.recv().await {
+                if event.msg == EventMsg::ShutdownComplete {
+                    break;
+                }
+            }
+        })
+        .await;
+    }
+    let restored = guard.exit();
+    result.and(restored)
 }

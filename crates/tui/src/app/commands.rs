@@ -1,0 +1,190 @@
+//! What the user asked for: messages, slash commands and the decisions views report.
+
+use super::{App, Request, RunningTask};
+use crate::app_event::AppEvent;
+use crate::bottom::plan_review::PlanReviewView;
+use crate::history::HistoryCell;
+use crate::slash::{self, SlashCommand};
+use crate::strings;
+use cairn_protocol::{ApprovalPolicy, Op};
+use strum::IntoEnumIterator;
+
+impl App {
+    /// Handle an event a view queued.
+    pub fn handle_app_event(&mut self, event: AppEvent) {
+        match event {
+            AppEvent::Op(op) => {
+                self.ops.submit(op);
+            }
+            AppEvent::PlanDecision { approved, feedback } => {
+                if let Some(text) = &feedback {
+                    self.transcript.push(HistoryCell::User(text.clone()));
+                }
+                self.ops.submit(Op::PlanModeApproval { approved, feedback });
+            }
+            AppEvent::EditPlan(path) => self.requests.push(Request::EditPlan(path)),
+            AppEvent::RunCommand(cmd, arg) => self.run_command(cmd, &arg),
+        }
+    }
+
+    /// The editor closed: show the plan file's new text in the review widget.
+    pub fn handle_plan_edited(&mut self, result: Result<String, String>) {
+        match result {
+            Ok(content) => {
+                for view in self.views.iter_mut().rev() {
+                    if let Some(review) = view.as_any_mut().downcast_mut::<PlanReviewView>() {
+                        review.set_content(content);
+                        break;
+                    }
+                }
+            }
+            Err(message) => {
+                self.transcript.push(HistoryCell::Error(message));
+            }
+        }
+    }
+
+    /// Enter with text in the composer.
+    pub(super) fn submit_text(&mut self, text: &str) {
+        if let Some((name, arg)) = slash::parse(text.trim_start()) {
+            match name.parse::<SlashCommand>() {
+                Ok(cmd) => self.run_command(cmd, arg),
+                Err(_) => {
+                    self.transcript
+                        .push(HistoryCell::Error(strings::unknown_command(name)));
+                }
+            }
+            return;
+        }
+        if self.task.is_some() {
+            self.queued.push(text.to_string());
+        } else {
+            self.send_user_message(text.to_string());
+        }
+    }
+
+    /// Show the message and send it to the core; a task starts.
+    pub(super) fn send_user_message(&mut self, text: String) {
+        self.transcript.push(HistoryCell::User(text.clone()));
+        self.transcript.scroll_to_bottom();
+        let id = self.ops.submit(Op::UserInput { text });
+        self.task = Some(RunningTask {
+            id: Some(id),
+            started: self.now,
+        });
+    }
+
+    /// Run a slash command with its argument.
+    pub(super) fn run_command(&mut self, cmd: SlashCommand, arg: &str) {
+        if self.task.is_some() && !cmd.available_during_task() {
+            self.transcript
+                .push(HistoryCell::Error(strings::disabled_during_task(
+                    cmd.name(),
+                )));
+            return;
+        }
+        match cmd {
+            SlashCommand::Plan => {
+                if self.plan_mode.is_some() {
+                    self.notice(strings::ALREADY_IN_PLAN_MODE.to_string());
+                    return;
+                }
+                self.pending_plan_request = Some(arg.to_string()).filter(|a| !a.is_empty());
+                self.ops.submit(Op::SetPlanMode { active: true });
+            }
+            SlashCommand::Plans => self.list_plans(),
+            SlashCommand::New => self.requests.push(Request::NewSession),
+            SlashCommand::Model => {
+                if arg.is_empty() {
+                    self.notice(strings::model_usage(&self.model));
+                } else {
+                    self.ops.submit(Op::OverrideTurnContext {
+                        model: Some(arg.to_string()),
+                        approval_policy: None,
+                    });
+                    self.model = arg.to_string();
+                    self.notice(strings::model_switched(arg));
+                }
+            }
+            SlashCommand::Approvals => match parse_policy(arg) {
+                Some(policy) => {
+                    self.ops.submit(Op::OverrideTurnContext {
+                        model: None,
+                        approval_policy: Some(policy),
+                    });
+                    self.approval_policy = policy;
+                    self.notice(strings::approvals_switched(policy.as_str()));
+                }
+                None => self.notice(strings::approvals_usage(self.approval_policy.as_str())),
+            },
+            SlashCommand::Status => self.notice(self.status_text()),
+            SlashCommand::Help => {
+                let commands: Vec<(String, &'static str)> = SlashCommand::iter()
+                    .map(|c| (format!("/{}", c.name()), c.description()))
+                    .collect();
+                self.notice(strings::help(&commands));
+            }
+            SlashCommand::Quit => self.requests.push(Request::Quit),
+        }
+    }
+
+    pub(super) fn notice(&mut self, text: String) {
+        self.transcript.push(HistoryCell::Notice(text));
+        self.transcript.scroll_to_bottom();
+    }
+
+    fn list_plans(&mut self) {
+        self.notice(strings::NO_PLANS_API.to_string());
+    }
+
+    fn status_text(&self) -> String {
+        let mut text = String::from("Status\n");
+        let provider = self
+            .session
+            .as_ref()
+            .and_then(|s| s.provider.clone())
+            .unwrap_or_else(|| strings::NO_PROVIDER.to_string());
+        let cwd = self
+            .session
+            .as_ref()
+            .map(|s| s.cwd.display().to_string())
+            .unwrap_or_default();
+        let plan_mode = match &self.plan_mode {
+            Some(path) => format!("on ({})", path.display()),
+            None => "off".to_string(),
+        };
+        let tokens = match self.tokens {
+            Some(t) => format!(
+                "{} total (last request: {} in, {} out)",
+                t.total_tokens, t.input_tokens, t.output_tokens
+            ),
+            None => "none yet".to_string(),
+        };
+        let conversation = self
+            .session
+            .as_ref()
+            .map(|s| s.conversation_id.clone())
+            .unwrap_or_default();
+        for (key, value) in [
+            ("provider", provider),
+            ("model", self.model.clone()),
+            ("directory", cwd),
+            ("approvals", self.approval_policy.as_str().to_string()),
+            ("plan mode", plan_mode),
+            ("tokens", tokens),
+            ("conversation", conversation),
+        ] {
+            text.push_str(&format!("  {key:<13}{value}\n"));
+        }
+        text.trim_end().to_string()
+    }
+}
+
+fn parse_policy(arg: &str) -> Option<ApprovalPolicy> {
+    match arg.trim() {
+        "untrusted" => Some(ApprovalPolicy::Untrusted),
+        "on-request" | "on_request" => Some(ApprovalPolicy::OnRequest),
+        "never" => Some(ApprovalPolicy::Never),
+        _ => None,
+    }
+}

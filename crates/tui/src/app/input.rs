@@ -1,0 +1,215 @@
+//! Terminal input: keys, paste, mouse, resize. Keys go to the top view first, then the slash
+//! popup, then the app's own keys, then the composer.
+
+use super::{App, QUIT_WINDOW, Request};
+use crate::bottom::ViewResult;
+use crate::bottom::composer::ComposerResult;
+use crate::bottom::slash_popup::SlashPopup;
+use crate::history::RenderOptions;
+use cairn_protocol::Op;
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
+
+/// Lines per mouse wheel step.
+const WHEEL_LINES: usize = 3;
+
+impl App {
+    /// Handle one terminal event. Returns false when nothing on screen can have changed.
+    pub fn handle_terminal_event(&mut self, event: Event) -> bool {
+        match event {
+            Event::Key(key) if key.kind != KeyEventKind::Release => {
+                self.handle_key(key);
+                true
+            }
+            Event::Paste(text) => {
+                self.handle_paste(&text);
+                true
+            }
+            Event::Mouse(mouse) => match mouse.kind {
+                MouseEventKind::ScrollUp => {
+                    self.handle_wheel(-1);
+                    true
+                }
+                MouseEventKind::ScrollDown => {
+                    self.handle_wheel(1);
+                    true
+                }
+                _ => false,
+            },
+            Event::Resize(width, height) => {
+                self.handle_resize(width, height);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The terminal changed size.
+    pub fn handle_resize(&mut self, width: u16, height: u16) {
+        self.size = (width, height);
+    }
+
+    /// Mouse wheel: `direction` < 0 scrolls up.
+    pub fn handle_wheel(&mut self, direction: i32) {
+        if let Some(view) = self.views.last_mut()
+            && view.handle_scroll(direction * WHEEL_LINES as i32)
+        {
+            return;
+        }
+        if direction < 0 {
+            self.transcript.scroll_up(WHEEL_LINES);
+        } else {
+            self.transcript.scroll_down(WHEEL_LINES);
+        }
+    }
+
+    /// Pasted text arrives as one edit.
+    pub fn handle_paste(&mut self, text: &str) {
+        if let Some(view) = self.views.last_mut() {
+            if view.handle_paste(text) == ViewResult::Close {
+                self.views.pop();
+            }
+            return;
+        }
+        self.composer.paste(text);
+        self.sync_popup();
+    }
+
+    /// A key press.
+    pub fn handle_key(&mut self, key: KeyEvent) {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        if let Some(view) = self.views.last_mut() {
+            match view.handle_key(key, &self.tx) {
+                ViewResult::Consumed => return,
+                ViewResult::Close => {
+                    self.views.pop();
+                    return;
+                }
+                ViewResult::Ignored => {}
+            }
+        }
+        if ctrl && key.code == KeyCode::Char('c') {
+            self.handle_ctrl_c();
+            return;
+        }
+        if self.views.is_empty() && self.handle_popup_key(key) {
+            return;
+        }
+        if self.handle_app_key(key) {
+            return;
+        }
+        if !self.views.is_empty() {
+            return;
+        }
+        match self.composer.handle_key(key) {
+            ComposerResult::Submitted(text) => {
+                self.popup = None;
+                self.submit_text(&text);
+            }
+            ComposerResult::Handled => self.sync_popup(),
+            ComposerResult::Ignored => {}
+        }
+    }
+
+    fn handle_ctrl_c(&mut self) {
+        if let Some(armed) = self.quit_armed_at
+            && self.now.saturating_duration_since(armed) < QUIT_WINDOW
+        {
+            self.requests.push(Request::Quit);
+            return;
+        }
+        if self.task.is_some() {
+            self.ops.submit(Op::Interrupt);
+        } else {
+            self.composer.clear();
+            self.popup = None;
+        }
+        self.quit_armed_at = Some(self.now);
+    }
+
+    /// Keys the app owns. Returns true when used.
+    fn handle_app_key(&mut self, key: KeyEvent) -> bool {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Esc => {
+                if self.task.is_some() {
+                    self.ops.submit(Op::Interrupt);
+                }
+                true
+            }
+            KeyCode::Char('t') if ctrl => {
+                self.pinned_visible = !self.pinned_visible;
+                true
+            }
+            KeyCode::Char('o') if ctrl => {
+                let expanded = !self.transcript.options().expanded;
+                self.transcript.set_options(RenderOptions { expanded });
+                true
+            }
+            KeyCode::PageUp => {
+                self.transcript.scroll_up(self.transcript.page());
+                true
+            }
+            KeyCode::PageDown => {
+                self.transcript.scroll_down(self.transcript.page());
+                true
+            }
+            KeyCode::Home if ctrl || self.composer.is_empty() => {
+                self.transcript.scroll_to_top();
+                true
+            }
+            KeyCode::End if ctrl || self.composer.is_empty() => {
+                self.transcript.scroll_to_bottom();
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Keys for the slash popup. Returns true when used.
+    fn handle_popup_key(&mut self, key: KeyEvent) -> bool {
+        let Some(popup) = &mut self.popup else {
+            return false;
+        };
+        match key.code {
+            KeyCode::Up => popup.move_selection(false),
+            KeyCode::Down => popup.move_selection(true),
+            KeyCode::Tab => {
+                if let Some(cmd) = popup.selected_command() {
+                    let text = if cmd.takes_argument() {
+                        format!("/{} ", cmd.name())
+                    } else {
+                        format!("/{}", cmd.name())
+                    };
+                    self.composer.set_text(&text);
+                    self.sync_popup();
+                }
+            }
+            KeyCode::Enter if key.modifiers.is_empty() => {
+                let Some(cmd) = popup.selected_command() else {
+                    return false;
+                };
+                let text = format!("/{}", cmd.name());
+                self.composer.remember(&text);
+                self.composer.clear();
+                self.popup = None;
+                self.run_command(cmd, "");
+            }
+            KeyCode::Esc => self.popup = None,
+            _ => return false,
+        }
+        true
+    }
+
+    /// Show, update or hide the popup after the composer text changed.
+    fn sync_popup(&mut self) {
+        let text = self.composer.text();
+        match &mut self.popup {
+            Some(popup) => {
+                if !popup.update(&text) {
+                    self.popup = None;
+                }
+            }
+            None => self.popup = SlashPopup::for_text(&text),
+        }
+    }
+}

@@ -1,0 +1,391 @@
+//! The application state: transcript, bottom pane, status, and what the session reported.
+//!
+//! State changes only in the `handle_*` methods (input.rs, core_events.rs, commands.rs) and in
+//! [`App::prepare`], which lays out what changed before a frame. [`App::render`] borrows
+//! (`&self`) and does no I/O. The app talks to the core only through an [`OpSink`], so tests
+//! drive it with scripted events and a recording sink, without a terminal or a session.
+
+mod commands;
+mod core_events;
+mod input;
+
+use crate::app_event::AppEventSender;
+use crate::bottom::View;
+use crate::bottom::composer::Composer;
+use crate::bottom::slash_popup::SlashPopup;
+use crate::history::plan::pinned_lines;
+use crate::status::{SPINNER_FRAME_MS, StatusLine};
+use crate::strings;
+use crate::theme;
+use crate::transcript::Transcript;
+use crate::wrap::wrap_text;
+use cairn_protocol::{ApprovalPolicy, Op, Plan, SessionConfiguredEvent, TokenUsage};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Where ops for the core go. The real one wraps the session's submission sender.
+pub trait OpSink: Send {
+    /// Submit `op`; returns the submission id its events will carry.
+    fn submit(&mut self, op: Op) -> String;
+}
+
+/// Something only the event loop can do (it owns the terminal and the session).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Request {
+    /// Leave cairn.
+    Quit,
+    /// Shut the session down and start a new one with the same config.
+    NewSession,
+    /// Suspend the TUI and open the plan file in the user's editor.
+    EditPlan(PathBuf),
+}
+
+/// How long a first Ctrl+C waits for the second.
+pub const QUIT_WINDOW: Duration = Duration::from_secs(2);
+/// Most steps the pinned plan shows.
+const PINNED_MAX_STEPS: usize = 5;
+/// Most queued messages listed above the composer.
+const QUEUED_MAX_ROWS: usize = 3;
+
+struct RunningTask {
+    /// Submission id of the message that started it, when this front end sent it.
+    id: Option<String>,
+    started: Instant,
+}
+
+/// Where each part of the screen goes for one frame.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct AppLayout {
+    transcript: Rect,
+    queued: Rect,
+    pinned: Rect,
+    hint: Rect,
+    popup: Rect,
+    bottom: Rect,
+    status: Rect,
+    fullscreen: Option<Rect>,
+}
+
+/// The TUI's state.
+pub struct App {
+    ops: Box<dyn OpSink>,
+    tx: AppEventSender,
+    now: Instant,
+    size: (u16, u16),
+    session: Option<SessionConfiguredEvent>,
+    model: String,
+    approval_policy: ApprovalPolicy,
+    transcript: Transcript,
+    composer: Composer,
+    popup: Option<SlashPopup>,
+    views: Vec<Box<dyn View>>,
+    task: Option<RunningTask>,
+    queued: Vec<String>,
+    plan_mode: Option<PathBuf>,
+    pending_plan_request: Option<String>,
+    leaving_plan_mode: bool,
+    latest_plan: Option<Plan>,
+    pinned_visible: bool,
+    tokens: Option<TokenUsage>,
+    retry: Option<String>,
+    quit_armed_at: Option<Instant>,
+    streaming: Option<usize>,
+    reasoning: Option<usize>,
+    tool_cells: HashMap<String, usize>,
+    hidden_calls: HashSet<String>,
+    requests: Vec<Request>,
+    /// A prompt from the command line, sent once the session is configured.
+    initial_prompt: Option<String>,
+}
+
+impl App {
+    /// A new app sending ops to `ops` and view events to `tx`, for a terminal of `size`.
+    pub fn new(ops: Box<dyn OpSink>, tx: AppEventSender, size: (u16, u16), now: Instant) -> Self {
+        Self {
+            ops,
+            tx,
+            now,
+            size,
+            session: None,
+            model: String::new(),
+            approval_policy: ApprovalPolicy::default(),
+            transcript: Transcript::new(),
+            composer: Composer::new(),
+            popup: None,
+            views: Vec::new(),
+            task: None,
+            queued: Vec::new(),
+            plan_mode: None,
+            pending_plan_request: None,
+            leaving_plan_mode: false,
+            latest_plan: None,
+            pinned_visible: true,
+            tokens: None,
+            retry: None,
+            quit_armed_at: None,
+            streaming: None,
+            reasoning: None,
+            tool_cells: HashMap::new(),
+            hidden_calls: HashSet::new(),
+            requests: Vec::new(),
+            initial_prompt: None,
+        }
+    }
+
+    /// Submit `prompt` as soon as the session reports it is configured.
+    pub fn submit_when_ready(&mut self, prompt: String) {
+        self.initial_prompt = Some(prompt);
+    }
+
+    /// Send an op straight to the core (the loop's shutdown).
+    pub fn submit_op(&mut self, op: Op) {
+        self.ops.submit(op);
+    }
+
+    /// Start over with a new session's op sink (/new). The composer history is kept.
+    pub fn reset_session(&mut self, ops: Box<dyn OpSink>) {
+        let composer = std::mem::take(&mut self.composer);
+        let pinned_visible = self.pinned_visible;
+        let (tx, size, now) = (self.tx.clone(), self.size, self.now);
+        *self = Self::new(ops, tx, size, now);
+        self.composer = composer;
+        self.composer.clear();
+        self.pinned_visible = pinned_visible;
+    }
+
+    /// Set the clock (the loop does this before every handler and frame).
+    pub fn set_now(&mut self, now: Instant) {
+        self.now = now;
+    }
+
+    /// Take the requests only the event loop can serve.
+    pub fn take_requests(&mut self) -> Vec<Request> {
+        std::mem::take(&mut self.requests)
+    }
+
+    /// True while a task runs.
+    pub fn is_working(&self) -> bool {
+        self.task.is_some()
+    }
+
+    /// True while plan mode is on.
+    pub fn in_plan_mode(&self) -> bool {
+        self.plan_mode.is_some()
+    }
+
+    /// The composer's text.
+    pub fn composer_text(&self) -> String {
+        self.composer.text()
+    }
+
+    /// When the next frame is due without any event (spinner, Ctrl+C hint expiry).
+    pub fn next_frame_deadline(&self) -> Option<Instant> {
+        let spinner = self.task.as_ref().map(|t| {
+            let elapsed = self.now.saturating_duration_since(t.started).as_millis();
+            let next = (elapsed / SPINNER_FRAME_MS + 1) * SPINNER_FRAME_MS;
+            t.started + Duration::from_millis(next as u64)
+        });
+        let quit = self
+            .quit_armed_at
+            .map(|t| t + QUIT_WINDOW)
+            .filter(|t| *t > self.now);
+        match (spinner, quit) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn ctrl_c_armed(&self) -> bool {
+        self.quit_armed_at
+            .is_some_and(|t| self.now.saturating_duration_since(t) < QUIT_WINDOW)
+    }
+
+    fn pinned_plan(&self) -> Option<&Plan> {
+        if !self.pinned_visible || self.task.is_none() {
+            return None;
+        }
+        self.latest_plan.as_ref().filter(|p| !p.plan.is_empty())
+    }
+
+    /// The plan-mode hint, wrapped to at most two rows.
+    fn plan_mode_hint(&self, width: u16) -> Vec<Line<'static>> {
+        let Some(path) = &self.plan_mode else {
+            return Vec::new();
+        };
+        let mut lines = wrap_text(
+            &strings::plan_mode_hint(path),
+            theme::plan_mode_hint(),
+            usize::from(width).max(8),
+            &[],
+            &[],
+        );
+        lines.truncate(2);
+        lines
+    }
+
+    fn layout(&self, area: Rect) -> AppLayout {
+        let mut layout = AppLayout::default();
+        if area.height == 0 {
+            return layout;
+        }
+        layout.status = Rect {
+            y: area.y + area.height - 1,
+            height: 1,
+            ..area
+        };
+        let above = area.height - 1;
+        let row = |y: u16, h: u16| Rect {
+            x: area.x,
+            y,
+            width: area.width,
+            height: h,
+        };
+        if let Some(view) = self.views.last().filter(|v| v.fullscreen()) {
+            let h = view.desired_height(area.width, above);
+            layout.fullscreen = Some(row(area.y, h.min(above)));
+            return layout;
+        }
+        let max_bottom = (above * 2 / 3).max(3).min(above);
+        let bottom_h = match self.views.last() {
+            Some(view) => view.desired_height(area.width, max_bottom),
+            None => (self.composer.desired_height(area.width) + 1).min(max_bottom),
+        };
+        let mut budget = above.saturating_sub(bottom_h);
+        let mut take = |wanted: u16| {
+            let h = wanted.min(budget.saturating_sub(1));
+            budget -= h;
+            h
+        };
+        let popup_h = match (&self.popup, self.views.is_empty()) {
+            (Some(popup), true) => take(popup.desired_height()),
+            _ => 0,
+        };
+        let hint_h = take(self.plan_mode_hint(area.width).len() as u16);
+        let pinned_h = take(
+            self.pinned_plan()
+                .map_or(0, |p| (p.plan.len().min(PINNED_MAX_STEPS) + 1) as u16),
+        );
+        let queued_h = take(self.queued.len().min(QUEUED_MAX_ROWS) as u16);
+        let transcript_h = budget;
+        let mut y = area.y;
+        for (slot, h) in [
+            (&mut layout.transcript, transcript_h),
+            (&mut layout.queued, queued_h),
+            (&mut layout.pinned, pinned_h),
+            (&mut layout.hint, hint_h),
+            (&mut layout.popup, popup_h),
+            (&mut layout.bottom, bottom_h),
+        ] {
+            *slot = row(y, h);
+            y += h;
+        }
+        layout
+    }
+
+    /// Lay out what changed for the current size. Call before every frame.
+    pub fn prepare(&mut self) {
+        let area = Rect::new(0, 0, self.size.0, self.size.1);
+        let layout = self.layout(area);
+        self.transcript
+            .prepare(layout.transcript.width, layout.transcript.height);
+        if let Some(view) = self.views.last_mut() {
+            let target = layout.fullscreen.unwrap_or(layout.bottom);
+            view.prepare(target);
+        }
+    }
+
+    /// Draw the whole screen into `buf`. Pure: no state changes, no I/O.
+    pub fn render(&self, area: Rect, buf: &mut Buffer) {
+        let layout = self.layout(area);
+        self.status_line().render(layout.status, buf);
+        if let (Some(rect), Some(view)) = (layout.fullscreen, self.views.last()) {
+            view.render(rect, buf);
+            return;
+        }
+        self.transcript.render(layout.transcript, buf);
+        let skip = self
+            .queued
+            .len()
+            .saturating_sub(usize::from(layout.queued.height));
+        for (i, text) in self.queued.iter().skip(skip).enumerate() {
+            let first = text.lines().next().unwrap_or_default();
+            let line = Line::from(Span::styled(strings::queued(first), theme::dim()));
+            buf.set_line(
+                layout.queued.x,
+                layout.queued.y + i as u16,
+                &line,
+                layout.queued.width,
+            );
+        }
+        if let Some(plan) = self.pinned_plan() {
+            let lines = pinned_lines(plan, usize::from(layout.pinned.width), PINNED_MAX_STEPS);
+            for (i, line) in lines
+                .iter()
+                .take(usize::from(layout.pinned.height))
+                .enumerate()
+            {
+                buf.set_line(
+                    layout.pinned.x,
+                    layout.pinned.y + i as u16,
+                    line,
+                    layout.pinned.width,
+                );
+            }
+        }
+        if let (Some(path), true) = (&self.plan_mode, layout.hint.height > 0) {
+            let line = Line::from(Span::styled(
+                strings::plan_mode_hint(path),
+                theme::plan_mode_hint(),
+            ));
+            buf.set_line(layout.hint.x, layout.hint.y, &line, layout.hint.width);
+        }
+        if let Some(popup) = &self.popup
+            && layout.popup.height > 0
+        {
+            popup.render(layout.popup, buf);
+        }
+        match self.views.last() {
+            Some(view) => view.render(layout.bottom, buf),
+            None if layout.bottom.height > 0 => {
+                let rule = "─".repeat(usize::from(layout.bottom.width));
+                buf.set_line(
+                    layout.bottom.x,
+                    layout.bottom.y,
+                    &Line::from(Span::styled(rule, theme::dim())),
+                    layout.bottom.width,
+                );
+                let text = Rect {
+                    y: layout.bottom.y + 1,
+                    height: layout.bottom.height - 1,
+                    ..layout.bottom
+                };
+                self.composer.render(text, buf);
+            }
+            None => {}
+        }
+    }
+
+    fn status_line(&self) -> StatusLine<'_> {
+        let working = self.task.as_ref().map(|t| {
+            let elapsed = self.now.saturating_duration_since(t.started);
+            let frame = (elapsed.as_millis() / SPINNER_FRAME_MS) as usize;
+            (elapsed.as_secs(), frame)
+        });
+        StatusLine {
+            plan_mode: self.plan_mode.is_some(),
+            working,
+            ctrl_c_armed: self.ctrl_c_armed(),
+            retry: self.retry.as_deref(),
+            tokens: self.tokens,
+            provider: self.session.as_ref().and_then(|s| s.provider.as_deref()),
+            model: &self.model,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,42 @@
+//! The typed internal event queue (gitui's `queue.rs`): views and the composer report what
+//! the user decided here instead of holding references into the app.
+
+use crate::slash::SlashCommand;
+use cairn_protocol::Op;
+use std::path::PathBuf;
+use tokio::sync::mpsc;
+
+/// Something a view asks the app to do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AppEvent {
+    /// Send this op to the core.
+    Op(Op),
+    /// The user decided on the plan in the review widget.
+    PlanDecision {
+        /// Approve and leave plan mode.
+        approved: bool,
+        /// Message to the model.
+        feedback: Option<String>,
+    },
+    /// Open the plan file in the user's editor.
+    EditPlan(PathBuf),
+    /// Run a slash command picked in the popup.
+    RunCommand(SlashCommand, String),
+}
+
+/// Cloneable sender of [`AppEvent`]s.
+#[derive(Debug, Clone)]
+pub struct AppEventSender(mpsc::UnboundedSender<AppEvent>);
+
+impl AppEventSender {
+    /// A sender and its receiver.
+    pub fn channel() -> (Self, mpsc::UnboundedReceiver<AppEvent>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        (Self(tx), rx)
+    }
+
+    /// Queue an event. A closed receiver means the app is shutting down: ignored.
+    pub fn send(&self, event: AppEvent) {
+        let _ = self.0.send(event);
+    }
+}

@@ -1,0 +1,212 @@
+//! The plan review widget: the plan-mode plan rendered as Markdown, scrollable from the moment
+//! it opens, with Enter (approve), Esc (reject), f (reject with feedback) and e (edit).
+
+use super::{View, ViewResult};
+use crate::app_event::{AppEvent, AppEventSender};
+use crate::markdown::{self, highlight::HighlightCache};
+use crate::strings;
+use crate::theme;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Widget};
+use std::any::Any;
+use std::path::PathBuf;
+
+/// The widget.
+pub struct PlanReviewView {
+    path: PathBuf,
+    content: String,
+    lines: Vec<Line<'static>>,
+    /// Width the lines were rendered for (0: not yet).
+    laid_out_width: u16,
+    cache: HighlightCache,
+    scroll: usize,
+    viewport: usize,
+    /// Some while the user types feedback.
+    feedback: Option<String>,
+}
+
+impl PlanReviewView {
+    /// A widget for the plan in `content`, stored at `path`.
+    pub fn new(content: String, path: PathBuf) -> Self {
+        Self {
+            path,
+            content,
+            lines: Vec::new(),
+            laid_out_width: 0,
+            cache: HighlightCache::default(),
+            scroll: 0,
+            viewport: 1,
+            feedback: None,
+        }
+    }
+
+    /// The plan file.
+    pub fn path(&self) -> &PathBuf {
+        &self.path
+    }
+
+    /// Show an edited plan (after `e`).
+    pub fn set_content(&mut self, content: String) {
+        self.content = content;
+        self.laid_out_width = 0;
+    }
+
+    /// First visible line.
+    pub fn scroll(&self) -> usize {
+        self.scroll
+    }
+
+    fn max_scroll(&self) -> usize {
+        self.lines.len().saturating_sub(self.viewport)
+    }
+
+    fn scroll_by(&mut self, delta: i64) {
+        let next = (self.scroll as i64 + delta).max(0) as usize;
+        self.scroll = next.min(self.max_scroll());
+    }
+
+    fn decide(&self, approved: bool, feedback: Option<String>, tx: &AppEventSender) -> ViewResult {
+        tx.send(AppEvent::PlanDecision { approved, feedback });
+        ViewResult::Close
+    }
+
+    /// Areas inside the border: the plan and the footer row.
+    fn inner_areas(area: Rect) -> (Rect, Rect) {
+        let inner = Rect {
+            x: area.x + 2,
+            y: area.y + 1,
+            width: area.width.saturating_sub(4),
+            height: area.height.saturating_sub(2),
+        };
+        let body = Rect {
+            height: inner.height.saturating_sub(2),
+            ..inner
+        };
+        let footer = Rect {
+            y: inner.y + inner.height.saturating_sub(1),
+            height: inner.height.min(1),
+            ..inner
+        };
+        (body, footer)
+    }
+}
+
+impl View for PlanReviewView {
+    fn handle_key(&mut self, key: KeyEvent, tx: &AppEventSender) -> ViewResult {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        if let Some(text) = &mut self.feedback {
+            match key.code {
+                KeyCode::Enter => {
+                    let feedback = Some(text.trim().to_string()).filter(|t| !t.is_empty());
+                    return self.decide(false, feedback, tx);
+                }
+                KeyCode::Esc => self.feedback = None,
+                KeyCode::Backspace => {
+                    text.pop();
+                }
+                KeyCode::Char(c) if !ctrl => text.push(c),
+                _ => {}
+            }
+            return ViewResult::Consumed;
+        }
+        let page = self.viewport.saturating_sub(1).max(1) as i64;
+        match key.code {
+            KeyCode::Enter => return self.decide(true, None, tx),
+            KeyCode::Esc => return self.decide(false, None, tx),
+            KeyCode::Char('f') | KeyCode::Char('F') if !ctrl => self.feedback = Some(String::new()),
+            KeyCode::Char('e') | KeyCode::Char('E') if !ctrl => {
+                tx.send(AppEvent::EditPlan(self.path.clone()))
+            }
+            KeyCode::Up | KeyCode::Char('k') => self.scroll_by(-1),
+            KeyCode::Down | KeyCode::Char('j') => self.scroll_by(1),
+            KeyCode::PageUp => self.scroll_by(-page),
+            KeyCode::PageDown | KeyCode::Char(' ') => self.scroll_by(page),
+            KeyCode::Home | KeyCode::Char('g') => self.scroll = 0,
+            KeyCode::End | KeyCode::Char('G') => self.scroll = self.max_scroll(),
+            // Ctrl+C reaches the app (interrupt); everything else stays here.
+            KeyCode::Char('c') if ctrl => return ViewResult::Ignored,
+            _ => {}
+        }
+        ViewResult::Consumed
+    }
+
+    fn handle_paste(&mut self, text: &str) -> ViewResult {
+        if let Some(feedback) = &mut self.feedback {
+            feedback.push_str(&text.replace(['\n', '\r'], " "));
+        }
+        ViewResult::Consumed
+    }
+
+    fn handle_scroll(&mut self, lines: i32) -> bool {
+        self.scroll_by(i64::from(lines));
+        true
+    }
+
+    fn prepare(&mut self, area: Rect) {
+        let (body, _) = Self::inner_areas(area);
+        self.viewport = usize::from(body.height).max(1);
+        if self.laid_out_width != body.width {
+            self.laid_out_width = body.width;
+            self.lines = markdown::render(
+                &self.content,
+                usize::from(body.width).max(8),
+                true,
+                &mut self.cache,
+            );
+        }
+        self.scroll = self.scroll.min(self.max_scroll());
+    }
+
+    fn desired_height(&self, _width: u16, max: u16) -> u16 {
+        max
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer) {
+        Clear.render(area, buf);
+        let title = strings::plan_review_title(&self.path);
+        let (body, footer) = Self::inner_areas(area);
+        let end = (self.scroll + usize::from(body.height)).min(self.lines.len());
+        let position = format!(
+            " {}-{} of {} ",
+            (self.scroll + 1).min(self.lines.len()),
+            end,
+            self.lines.len()
+        );
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme::review_border())
+            .title(Span::styled(
+                format!(" {title} "),
+                theme::review_border().patch(theme::bold()),
+            ))
+            .title_bottom(Line::from(Span::styled(position, theme::dim())).right_aligned());
+        block.render(area, buf);
+        for (i, line) in self.lines[self.scroll.min(end)..end].iter().enumerate() {
+            buf.set_line(body.x, body.y + i as u16, line, body.width);
+        }
+        let footer_line = match &self.feedback {
+            Some(text) => Line::from(vec![
+                Span::styled(strings::PLAN_REVIEW_FEEDBACK_PROMPT, theme::warning()),
+                Span::styled(format!("{text}▏"), Style::new()),
+                Span::styled(
+                    format!("  {}", strings::PLAN_REVIEW_FEEDBACK_FOOTER),
+                    theme::key_hint(),
+                ),
+            ]),
+            None => Line::from(Span::styled(strings::PLAN_REVIEW_FOOTER, theme::key_hint())),
+        };
+        buf.set_line(footer.x, footer.y, &footer_line, footer.width);
+    }
+
+    fn fullscreen(&self) -> bool {
+        true
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}

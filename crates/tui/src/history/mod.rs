@@ -1,0 +1,182 @@
+//! History cells: the entries of the transcript.
+//!
+//! A cell knows how to turn itself into lines for a width ([`HistoryCell::display_lines`]);
+//! the transcript caches those lines per width, so a frame never re-wraps anything.
+
+pub mod plan;
+pub mod tool;
+
+use crate::markdown::stream::StreamingMarkdown;
+use crate::strings;
+use crate::theme;
+use crate::wrap::{wrap_spans, wrap_text};
+use cairn_protocol::Plan;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use std::path::PathBuf;
+pub use tool::{ToolCallCell, ToolState};
+
+/// Lines of reasoning shown while collapsed.
+const COLLAPSED_REASONING_LINES: usize = 3;
+
+/// What the session runs with, shown at the top of the transcript.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionHeader {
+    /// Model name.
+    pub model: String,
+    /// Provider key, if any.
+    pub provider: Option<String>,
+    /// Working directory.
+    pub cwd: PathBuf,
+}
+
+/// One transcript entry.
+#[derive(Debug)]
+pub enum HistoryCell {
+    /// Session header.
+    Header(SessionHeader),
+    /// A message the user sent.
+    User(String),
+    /// An assistant message (Markdown, perhaps still streaming).
+    Assistant(StreamingMarkdown),
+    /// The model's reasoning summary.
+    Reasoning(String),
+    /// A tool call and, once done, its output.
+    ToolCall(ToolCallCell),
+    /// A proposed or applied file change.
+    Diff {
+        /// The describe() sentence.
+        title: String,
+        /// Unified diff.
+        diff: String,
+    },
+    /// A plan checklist.
+    Plan(Plan),
+    /// Information for the user.
+    Notice(String),
+    /// A failure.
+    Error(String),
+}
+
+/// Settings that affect how cells render.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RenderOptions {
+    /// Show reasoning and output in full.
+    pub expanded: bool,
+}
+
+impl HistoryCell {
+    /// The cell's lines at `width` columns.
+    pub fn display_lines(&mut self, width: u16, options: RenderOptions) -> Vec<Line<'static>> {
+        let width = usize::from(width).max(8);
+        match self {
+            Self::Header(header) => header_lines(header, width),
+            Self::User(text) => wrap_text(
+                text,
+                theme::user_message(),
+                width,
+                &[Span::styled("› ", theme::prompt_glyph())],
+                &[Span::raw("  ")],
+            ),
+            Self::Assistant(md) => {
+                let body = md.render(width - 2);
+                prefix_lines(body, Span::styled("• ", theme::bullet()), Span::raw("  "))
+            }
+            Self::Reasoning(text) => reasoning_lines(text, width, options.expanded),
+            Self::ToolCall(cell) => cell.lines(width, options.expanded),
+            Self::Diff { title, diff } => {
+                tool::diff_cell_lines(title, diff, width, options.expanded)
+            }
+            Self::Plan(plan) => plan::plan_cell_lines(plan, width),
+            Self::Notice(text) => wrap_text(
+                text,
+                Style::new(),
+                width,
+                &[Span::styled("• ", theme::notice())],
+                &[Span::raw("  ")],
+            ),
+            Self::Error(text) => wrap_text(
+                text,
+                theme::error(),
+                width,
+                &[Span::styled("■ ", theme::error())],
+                &[Span::raw("  ")],
+            ),
+        }
+    }
+}
+
+fn prefix_lines(
+    lines: Vec<Line<'static>>,
+    first: Span<'static>,
+    rest: Span<'static>,
+) -> Vec<Line<'static>> {
+    lines
+        .into_iter()
+        .enumerate()
+        .map(|(i, line)| {
+            let mut spans = Vec::with_capacity(line.spans.len() + 1);
+            spans.push(if i == 0 { first.clone() } else { rest.clone() });
+            spans.extend(line.spans);
+            Line::from(spans)
+        })
+        .collect()
+}
+
+fn header_lines(header: &SessionHeader, width: usize) -> Vec<Line<'static>> {
+    let provider = header.provider.as_deref().unwrap_or(strings::NO_PROVIDER);
+    let mut lines = vec![Line::from(vec![
+        Span::styled(">_ ", theme::dim()),
+        Span::styled(strings::APP_NAME, theme::bold()),
+        Span::styled(format!(" (v{})", env!("CARGO_PKG_VERSION")), theme::dim()),
+    ])];
+    lines.extend(wrap_spans(
+        &[
+            Span::styled("model: ", theme::dim()),
+            Span::raw(header.model.clone()),
+            Span::styled("  provider: ", theme::dim()),
+            Span::raw(provider.to_string()),
+        ],
+        width,
+        &[Span::raw("   ")],
+        &[Span::raw("   ")],
+    ));
+    lines.extend(wrap_spans(
+        &[
+            Span::styled("directory: ", theme::dim()),
+            Span::raw(header.cwd.display().to_string()),
+        ],
+        width,
+        &[Span::raw("   ")],
+        &[Span::raw("   ")],
+    ));
+    lines
+}
+
+fn reasoning_lines(text: &str, width: usize, expanded: bool) -> Vec<Line<'static>> {
+    let mut lines = vec![Line::from(vec![
+        Span::styled("• ", theme::bullet()),
+        Span::styled(strings::REASONING, theme::reasoning()),
+    ])];
+    let body = wrap_text(
+        text.trim(),
+        theme::reasoning(),
+        width,
+        &[Span::raw("  ")],
+        &[Span::raw("  ")],
+    );
+    if expanded || body.len() <= COLLAPSED_REASONING_LINES {
+        lines.extend(body);
+    } else {
+        let hidden = body.len() - COLLAPSED_REASONING_LINES;
+        lines.extend(body.into_iter().take(COLLAPSED_REASONING_LINES));
+        lines.push(Line::from(vec![
+            Span::raw("  "),
+            Span::styled(strings::more_lines(hidden), theme::dim()),
+        ]));
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,111 @@
+//! Syntax highlighting of code blocks with syntect.
+//!
+//! The syntax and theme sets are loaded on the first code block that needs them, never on the
+//! start-up path: loading them costs tens of milliseconds and megabytes a plain chat does not
+//! need.
+
+use crate::theme;
+use ratatui::style::{Color, Style};
+use ratatui::text::{Line, Span};
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::OnceLock;
+use syntect::easy::HighlightLines;
+use syntect::highlighting::{Theme, ThemeSet};
+use syntect::parsing::SyntaxSet;
+use syntect::util::LinesWithEndings;
+
+/// Blocks larger than this are shown plain: highlighting is linear but slow per byte.
+const MAX_HIGHLIGHT_BYTES: usize = 256 * 1024;
+
+struct Assets {
+    syntaxes: SyntaxSet,
+    theme: Option<Theme>,
+}
+
+static ASSETS: OnceLock<Assets> = OnceLock::new();
+
+fn assets() -> &'static Assets {
+    ASSETS.get_or_init(|| {
+        let syntaxes = SyntaxSet::load_defaults_newlines();
+        let mut themes = ThemeSet::load_defaults();
+        let theme = themes.themes.remove(theme::SYNTAX_THEME);
+        Assets { syntaxes, theme }
+    })
+}
+
+/// Whether the syntax set has been loaded (for the start-up test).
+pub fn is_loaded() -> bool {
+    ASSETS.get().is_some()
+}
+
+/// Highlighted code blocks, keyed by language and text, so re-rendering a streamed message
+/// does not highlight the same block again.
+#[derive(Debug, Default)]
+pub struct HighlightCache {
+    blocks: HashMap<u64, Vec<Line<'static>>>,
+}
+
+impl HighlightCache {
+    /// The lines of `code` in `lang`, or `None` when the language is unknown.
+    pub fn highlight(&mut self, lang: &str, code: &str) -> Option<Vec<Line<'static>>> {
+        let lang = lang.split([' ', ',', '{']).next().unwrap_or("").trim();
+        if lang.is_empty() || code.len() > MAX_HIGHLIGHT_BYTES {
+            return None;
+        }
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        lang.hash(&mut hasher);
+        code.hash(&mut hasher);
+        let key = hasher.finish();
+        if let Some(lines) = self.blocks.get(&key) {
+            return Some(lines.clone());
+        }
+        let lines = highlight_uncached(lang, code)?;
+        self.blocks.insert(key, lines.clone());
+        Some(lines)
+    }
+}
+
+fn highlight_uncached(lang: &str, code: &str) -> Option<Vec<Line<'static>>> {
+    let assets = assets();
+    let theme = assets.theme.as_ref()?;
+    let syntax = assets
+        .syntaxes
+        .find_syntax_by_token(lang)
+        .or_else(|| assets.syntaxes.find_syntax_by_extension(lang))?;
+    let mut highlighter = HighlightLines::new(syntax, theme);
+    let mut lines = Vec::new();
+    for line in LinesWithEndings::from(code) {
+        let ranges = highlighter.highlight_line(line, &assets.syntaxes).ok()?;
+        let spans: Vec<Span<'static>> = ranges
+            .into_iter()
+            .filter_map(|(style, text)| {
+                let text = text.trim_end_matches(['\n', '\r']);
+                (!text.is_empty()).then(|| {
+                    let fg = style.foreground;
+                    Span::styled(
+                        text.to_string(),
+                        Style::new().fg(Color::Rgb(fg.r, fg.g, fg.b)),
+                    )
+                })
+            })
+            .collect();
+        lines.push(Line::from(spans));
+    }
+    Some(lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn highlights_known_languages_and_caches() {
+        let mut cache = HighlightCache::default();
+        let lines = cache.highlight("rust", "fn main() {}\n").unwrap();
+        assert_eq!(lines.len(), 1);
+        assert!(lines[0].spans.len() > 1, "tokens get their own colours");
+        assert_eq!(cache.blocks.len(), 1);
+        assert!(cache.highlight("no-such-language", "x").is_none());
+    }
+}

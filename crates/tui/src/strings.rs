@@ -1,0 +1,238 @@
+//! Every user-facing string of the TUI, in one place (gitui's `strings.rs`).
+//!
+//! Strings quoted by the plan-mode spec or the issues are contracts: keep them byte for byte.
+
+use std::path::Path;
+
+/// Placeholder shown in the empty composer.
+pub const COMPOSER_PLACEHOLDER: &str = "Ask cairn anything, or type / for commands";
+/// Title of the checklist cell (DESIGN.md §7).
+pub const UPDATED_PLAN: &str = "Updated Plan";
+/// Badge when plan mode is off.
+pub const BADGE_NORMAL: &str = " NORMAL ";
+/// Badge when plan mode is on.
+pub const BADGE_PLAN_MODE: &str = " PLAN MODE ";
+/// Footer of the plan review widget (spec contract).
+pub const PLAN_REVIEW_FOOTER: &str =
+    "[Enter] Approve  [Esc] Reject  [↑↓] Scroll  [e] Edit  [f] Feedback";
+/// Footer of the plan review widget while typing feedback.
+pub const PLAN_REVIEW_FEEDBACK_FOOTER: &str = "[Enter] Reject with this feedback  [Esc] Cancel";
+/// Prompt before the feedback input of the plan review widget.
+pub const PLAN_REVIEW_FEEDBACK_PROMPT: &str = "Feedback: ";
+/// Reply when `/plan` is used in plan mode (spec contract).
+pub const ALREADY_IN_PLAN_MODE: &str = "Already in plan mode.";
+/// Shown after the user approved the plan (spec §7.4).
+pub const PLAN_APPROVED: &str =
+    "Plan approved. Exiting plan mode. You can now start implementation.";
+/// Shown after the user rejected the plan (spec §7.4).
+pub const PLAN_REJECTED: &str = "Plan rejected. Continuing in plan mode.";
+/// Shown when plan mode ended without an approval.
+pub const PLAN_MODE_LEFT: &str = "Left plan mode.";
+/// Shown after Ctrl+C when a second one would quit.
+pub const CTRL_C_AGAIN: &str = "Press Ctrl+C again to quit";
+/// Shown after an interrupted task.
+pub const INTERRUPTED: &str = "Interrupted. Tell the model what to do differently.";
+/// Shown after the user aborted a task from an approval.
+pub const APPROVAL_ABORTED: &str = "Aborted: the call was not run and the task stopped.";
+/// Hint in the collapsed form of reasoning and long output.
+pub const EXPAND_HINT: &str = "ctrl+o to expand";
+/// Hint when the pinned plan can be hidden.
+pub const PINNED_HIDE_HINT: &str = "ctrl+t to hide";
+/// Title of the reasoning cell.
+pub const REASONING: &str = "Thinking";
+/// Answer sent when the user skips a question.
+pub const QUESTION_SKIPPED: &str = "The user skipped this question.";
+/// Footer of the question overlay.
+pub const QUESTION_FOOTER_OPTIONS: &str =
+    "[1-9] Choose  or type an answer  [Enter] Send  [Esc] Skip";
+/// Footer of the question overlay without options.
+pub const QUESTION_FOOTER_FREE: &str = "Type an answer  [Enter] Send  [Esc] Skip";
+/// Title of the exec approval overlay.
+pub const APPROVE_EXEC_TITLE: &str = "Allow this command?";
+/// Title of the patch approval overlay.
+pub const APPROVE_PATCH_TITLE: &str = "Allow these file changes?";
+/// Keys of the approval overlay.
+pub const APPROVAL_KEYS: &str =
+    "[y] Yes  [a] Yes, and don't ask again this session  [n/Esc] No  [Ctrl+C] Abort task";
+/// Prompt of the approval overlay's feedback line.
+pub const APPROVAL_FEEDBACK_PROMPT: &str = "Tell the model why (optional): ";
+/// Keys while typing approval feedback.
+pub const APPROVAL_FEEDBACK_KEYS: &str = "[Enter] Deny with this message  [Esc] Deny without one";
+/// Shown when the editor could not be started.
+pub const NO_PLANS_API: &str =
+    "Stored plans are listed by `cairn plans list` (the plan store has no listing yet).";
+/// Header of the /plans list.
+pub const PLANS_HEADER: &str = "Stored plans";
+/// Shown when there are no stored plans.
+pub const NO_PLANS: &str = "No stored plans yet.";
+/// Title of the session header cell.
+pub const APP_NAME: &str = "cairn";
+/// Shown in the status line and header when no provider is configured.
+pub const NO_PROVIDER: &str = "no provider";
+
+/// "'/x' is disabled while a task is in progress." (issue contract).
+pub fn disabled_during_task(command: &str) -> String {
+    format!("'/{command}' is disabled while a task is in progress.")
+}
+
+/// The plan-mode hint above the composer (spec contract).
+pub fn plan_mode_hint(plan_file: &Path) -> String {
+    let name = plan_file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    format!("📋 Plan Mode | File: {name} | Use read-only tools, then call exit_plan_mode")
+}
+
+/// Title of the plan review widget (spec contract).
+pub fn plan_review_title(plan_file: &Path) -> String {
+    let name = plan_file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| plan_file.display().to_string());
+    format!("Plan Review - {name}")
+}
+
+/// Notice after entering plan mode (spec §7.2, adapted to what cairn offers).
+pub fn entered_plan_mode(plan_file: &Path) -> String {
+    format!(
+        "Entered plan mode.\nPlan file: {}\n\nIn plan mode, you can:\n- Explore the codebase using read-only tools\n- Answer the model's questions\n- Have the model write its plan to the plan file\n- Review the plan when the model calls exit_plan_mode\nNothing else in the workspace can change until you approve the plan.",
+        plan_file.display()
+    )
+}
+
+/// "Working (12s • esc to interrupt)" (issue contract).
+pub fn working(elapsed_secs: u64) -> String {
+    format!(
+        "Working ({} • esc to interrupt)",
+        format_elapsed(elapsed_secs)
+    )
+}
+
+/// 12s, 1m 05s, 1h 02m 03s.
+pub fn format_elapsed(secs: u64) -> String {
+    if secs < 60 {
+        format!("{secs}s")
+    } else if secs < 3600 {
+        format!("{}m {:02}s", secs / 60, secs % 60)
+    } else {
+        format!(
+            "{}h {:02}m {:02}s",
+            secs / 3600,
+            (secs % 3600) / 60,
+            secs % 60
+        )
+    }
+}
+
+/// "n of m done" for the pinned plan (issue contract).
+pub fn plan_progress(done: usize, total: usize) -> String {
+    format!("{done} of {total} done")
+}
+
+/// Title line of the pinned plan.
+pub fn pinned_plan_title(done: usize, total: usize) -> String {
+    format!("Plan · {}", plan_progress(done, total))
+}
+
+/// Unknown slash command.
+pub fn unknown_command(name: &str) -> String {
+    format!("Unknown command '/{name}'. Type /help to see the commands.")
+}
+
+/// Title suffix when more approvals wait.
+pub fn more_waiting(count: usize) -> String {
+    format!(" ({count} more waiting)")
+}
+
+/// "Question 1 of 2".
+pub fn question_title(index: usize, total: usize) -> String {
+    if total > 1 {
+        format!("Question {} of {total}", index + 1)
+    } else {
+        "Question".to_string()
+    }
+}
+
+/// Queued message line above the composer.
+pub fn queued(text: &str) -> String {
+    format!("↳ queued: {text}")
+}
+
+/// A tool call's duration.
+pub fn duration(ms: u64) -> String {
+    if ms < 1000 {
+        format!("{ms}ms")
+    } else {
+        format!("{:.1}s", ms as f64 / 1000.0)
+    }
+}
+
+/// Lines of output hidden in a collapsed cell.
+pub fn more_lines(count: usize) -> String {
+    format!("… +{count} lines ({EXPAND_HINT})")
+}
+
+/// Token usage in the status line.
+pub fn tokens(total: u64, context_percent: Option<u64>) -> String {
+    let total = compact_count(total);
+    match context_percent {
+        Some(p) => format!("{total} tokens · {p}% context"),
+        None => format!("{total} tokens"),
+    }
+}
+
+/// 950, 1.2k, 3.4M.
+pub fn compact_count(n: u64) -> String {
+    if n < 1000 {
+        n.to_string()
+    } else if n < 1_000_000 {
+        format!("{:.1}k", n as f64 / 1000.0)
+    } else {
+        format!("{:.1}M", n as f64 / 1_000_000.0)
+    }
+}
+
+/// /model without an argument.
+pub fn model_usage(current: &str) -> String {
+    format!("Current model: {current}. Use /model <name> to switch for the following turns.")
+}
+
+/// /model with an argument.
+pub fn model_switched(model: &str) -> String {
+    format!("Model set to {model} for the following turns.")
+}
+
+/// /approvals without a valid argument.
+pub fn approvals_usage(current: &str) -> String {
+    format!(
+        "Approval policy: {current}. Use /approvals untrusted | on-request | never.\n- untrusted: ask before every command and file change\n- on-request: run workspace edits and known-safe commands, ask for the rest\n- never: never ask"
+    )
+}
+
+/// /approvals with a valid argument.
+pub fn approvals_switched(policy: &str) -> String {
+    format!("Approval policy set to {policy}.")
+}
+
+/// Editor failure.
+pub fn editor_failed(err: &str) -> String {
+    format!("Could not run the editor: {err}. Set $VISUAL or $EDITOR to an editor command.")
+}
+
+/// Plan file could not be read after editing.
+pub fn plan_read_failed(path: &Path, err: &str) -> String {
+    format!("Could not read the plan file {}: {err}", path.display())
+}
+
+/// Help text for /help.
+pub fn help(commands: &[(String, &'static str)]) -> String {
+    let mut text = String::from("Commands:\n");
+    for (name, description) in commands {
+        text.push_str(&format!("  {name:<12} {description}\n"));
+    }
+    text.push_str(
+        "\nKeys:\n  Enter        send (queued while a task runs)\n  Shift+Enter  new line (also Ctrl+J)\n  Up/Down      earlier prompts\n  Esc          interrupt the running task\n  Ctrl+C       interrupt; twice within 2 s quits\n  Ctrl+T       show or hide the pinned plan\n  Ctrl+O       expand or collapse reasoning and output\n  PgUp/PgDn    scroll the transcript (Home/End with an empty composer)",
+    );
+    text
+}
