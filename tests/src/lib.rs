@@ -1,1 +1,64 @@
-//! End-to-end tests live in tests/*.rs.
+//! Support for black-box tests of the `cairn` binary: find it, point it at a mock server,
+//! run it in a clean environment.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// The `cairn` binary built by `cargo test --workspace`, next to the test executables.
+pub fn cairn_bin() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    // target/<profile>/deps/<test> -> target/<profile>/cairn
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile> directory");
+    let bin = profile_dir.join(format!("cairn{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        bin.exists(),
+        "{} not found: run the tests with `cargo test --workspace` (or `cargo build -p cairn-cli` first)",
+        bin.display()
+    );
+    bin
+}
+
+/// `-c` arguments pointing cairn at a Chat Completions server at `base_url`.
+pub fn mock_provider_args(base_url: &str) -> Vec<String> {
+    vec![
+        "-c".into(),
+        "provider=\"mock\"".into(),
+        "-c".into(),
+        format!("providers.mock.base_url=\"{base_url}\""),
+        "-c".into(),
+        "providers.mock.wire_api=\"chat\"".into(),
+    ]
+}
+
+/// A `cairn` command with `CAIRN_HOME=home`, working directory `cwd`, and no API keys or
+/// other outside configuration in its environment.
+pub fn cairn(home: &Path, cwd: &Path) -> Command {
+    let mut cmd = Command::new(cairn_bin());
+    cmd.current_dir(cwd)
+        .env("CAIRN_HOME", home)
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("OPENROUTER_API_KEY")
+        .env_remove("CAIRN_LOG")
+        .stdin(Stdio::null());
+    cmd
+}
+
+/// Run `cmd` off the async runtime so the mock server keeps serving.
+pub async fn output(mut cmd: Command) -> Output {
+    tokio::task::spawn_blocking(move || cmd.output().expect("run cairn"))
+        .await
+        .expect("join")
+}
+
+/// stdout and stderr as text.
+pub fn texts(output: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}

@@ -93,13 +93,22 @@ const DEFAULT_REQUEST_RETRIES: u32 = 4;
 const DEFAULT_STREAM_RETRIES: u32 = 5;
 const DEFAULT_MAX_TOKENS: u32 = 16_384;
 
+type BuiltInRow = (
+    &'static str,
+    &'static str,
+    WireApi,
+    &'static str,
+    Option<&'static str>,
+    &'static str,
+);
+
 /// The providers cairn knows without configuration, as `(id, name, wire, base_url, env_key,
 /// default model)`.
-const BUILT_IN: &[(&str, &str, WireApi, &str, Option<&str>, &str)] = &[
+const BUILT_IN: &[BuiltInRow] = &[
     (
         "openai",
         "OpenAI",
-        WireApi::Chat,
+        WireApi::Responses,
         "https://api.openai.com/v1",
         Some("OPENAI_API_KEY"),
         "gpt-5.1",

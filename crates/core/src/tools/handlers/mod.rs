@@ -1,15 +1,38 @@
 //! One tool handler per file.
 
+mod apply_patch;
 mod ask_user_question;
+mod atomic;
+mod complete_plan;
+mod create_plan;
+mod diff;
+mod edit_file;
 mod exit_plan_mode;
+mod glob_files;
+mod grep_files;
+mod list_dir;
+mod paths;
+mod plan_support;
+mod read_file;
+mod read_plan;
+mod shell;
+#[cfg(test)]
+mod test_support;
 mod think;
 mod update_plan;
+mod update_plan_structured;
+mod write_file;
 
 use super::registry::ToolRegistryBuilder;
 
 /// Tools that only read: offered in every mode.
 pub fn register_read_only(builder: &mut ToolRegistryBuilder) {
-    builder.register(think::ThinkHandler);
+    builder
+        .register(read_file::ReadFileHandler)
+        .register(list_dir::ListDirHandler)
+        .register(glob_files::GlobFilesHandler)
+        .register(grep_files::GrepFilesHandler)
+        .register(think::ThinkHandler);
 }
 
 /// `update_plan` as the Codex checklist.
@@ -18,10 +41,21 @@ pub fn register_checklist_planning(builder: &mut ToolRegistryBuilder) {
 }
 
 /// `create_plan` / `update_plan` (actions) / `complete_plan` / `read_plan`.
-pub fn register_structured_planning(_builder: &mut ToolRegistryBuilder) {}
+pub fn register_structured_planning(builder: &mut ToolRegistryBuilder) {
+    builder.register(create_plan::CreatePlanHandler);
+    builder.register(update_plan_structured::StructuredUpdatePlanHandler);
+    builder.register(complete_plan::CompletePlanHandler);
+    builder.register(read_plan::ReadPlanHandler);
+}
 
 /// Tools that change the workspace.
-pub fn register_mutating(_builder: &mut ToolRegistryBuilder) {}
+pub fn register_mutating(builder: &mut ToolRegistryBuilder) {
+    builder
+        .register(write_file::WriteFileHandler)
+        .register(edit_file::EditFileHandler)
+        .register(apply_patch::ApplyPatchHandler)
+        .register(shell::ShellHandler);
+}
 
 /// `exit_plan_mode` and `ask_user_question`.
 pub fn register_plan_mode(builder: &mut ToolRegistryBuilder) {
