@@ -20,6 +20,8 @@ pub enum AppEvent {
     },
     /// Open the plan file in the user's editor.
     EditPlan(PathBuf),
+    /// Show the stored plan with this id in the transcript (/plans).
+    ShowPlan(String),
     /// Run a slash command picked in the popup.
     RunCommand(SlashCommand, String),
 }

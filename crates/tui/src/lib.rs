@@ -84,6 +84,7 @@ pub async fn run(config: Config, initial_prompt: Option<String>) -> io::Result<(
     let (ops, mut session_events) = start_session(&config);
     let mut session_alive = true;
     let mut app = App::new(Box::new(ops), tx, (size.width, size.height), Instant::now());
+    app.set_cairn_home(config.cairn_home.clone());
     if let Some(prompt) = initial_prompt.filter(|p| !p.trim().is_empty()) {
         app.submit_when_ready(prompt);
     }

@@ -63,8 +63,18 @@ pub const NO_PLANS_API: &str =
     "Stored plans are listed by `cairn plans list` (the plan store has no listing yet).";
 /// Header of the /plans list.
 pub const PLANS_HEADER: &str = "Stored plans";
-/// Shown when there are no stored plans.
-pub const NO_PLANS: &str = "No stored plans yet.";
+/// Keys of the /plans list.
+pub const PLANS_FOOTER: &str = "[↑↓] Select  [Enter] Show  [Esc] Close";
+
+/// Unreadable documents left out of /plans.
+pub fn plans_skipped(count: usize) -> String {
+    format!("{count} unreadable document(s) skipped; `cairn plans list` names them")
+}
+
+/// Heading shown above a stored plan from /plans.
+pub fn stored_plan_heading(id: &str, title: &str, status: &str) -> String {
+    format!("Plan {id} · {title} · {status}")
+}
 /// Title of the session header cell.
 pub const APP_NAME: &str = "cairn";
 /// Shown in the status line and header when no provider is configured.

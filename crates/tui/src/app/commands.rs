@@ -3,9 +3,12 @@
 use super::{App, Request, RunningTask};
 use crate::app_event::AppEvent;
 use crate::bottom::plan_review::PlanReviewView;
+use crate::bottom::plans_list::PlansListView;
 use crate::history::HistoryCell;
+use crate::markdown::stream::StreamingMarkdown;
 use crate::slash::{self, SlashCommand};
 use crate::strings;
+use cairn_core::plans::{PlanKind, PlanStore};
 use cairn_protocol::{ApprovalPolicy, Op};
 use strum::IntoEnumIterator;
 
@@ -24,6 +27,7 @@ impl App {
             }
             AppEvent::EditPlan(path) => self.requests.push(Request::EditPlan(path)),
             AppEvent::RunCommand(cmd, arg) => self.run_command(cmd, &arg),
+            AppEvent::ShowPlan(id) => self.show_plan(&id),
         }
     }
 
@@ -133,8 +137,52 @@ impl App {
         self.transcript.scroll_to_bottom();
     }
 
+    fn plan_store(&self) -> Option<PlanStore> {
+        self.cairn_home.as_deref().map(PlanStore::in_home)
+    }
+
     fn list_plans(&mut self) {
-        self.notice(strings::NO_PLANS_API.to_string());
+        let Some(store) = self.plan_store() else {
+            return;
+        };
+        let listing = store.list();
+        if listing.plans.is_empty() {
+            self.notice(cairn_core::plans::listing::empty_message(store.dir()));
+            return;
+        }
+        self.popup = None;
+        self.views.push(Box::new(PlansListView::new(
+            listing.plans,
+            listing.skipped.len(),
+        )));
+    }
+
+    /// Show a stored plan: a structured plan as a checklist, a plan-mode plan as Markdown.
+    fn show_plan(&mut self, id: &str) {
+        let Some(store) = self.plan_store() else {
+            return;
+        };
+        let shown = store.read_text(id).and_then(|(summary, text)| {
+            let heading =
+                strings::stored_plan_heading(&summary.id, &summary.title, summary.status.as_str());
+            let cell = match summary.kind {
+                PlanKind::Structured => HistoryCell::Plan(store.load(&summary.id)?.plan),
+                PlanKind::PlanMode => {
+                    HistoryCell::Assistant(StreamingMarkdown::complete(strip_front_matter(&text)))
+                }
+            };
+            Ok((heading, cell))
+        });
+        match shown {
+            Ok((heading, cell)) => {
+                self.notice(heading);
+                self.transcript.push(cell);
+            }
+            Err(err) => {
+                self.transcript.push(HistoryCell::Error(err.to_string()));
+            }
+        }
+        self.transcript.scroll_to_bottom();
     }
 
     fn status_text(&self) -> String {
@@ -177,6 +225,17 @@ impl App {
             text.push_str(&format!("  {key:<13}{value}\n"));
         }
         text.trim_end().to_string()
+    }
+}
+
+/// The body of a document after its `---` front matter.
+fn strip_front_matter(text: &str) -> &str {
+    let Some(rest) = text.strip_prefix("---\n") else {
+        return text;
+    };
+    match rest.find("\n---\n") {
+        Some(end) => rest[end + 5..].trim_start_matches('\n'),
+        None => text,
     }
 }
 

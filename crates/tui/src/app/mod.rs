@@ -100,6 +100,8 @@ pub struct App {
     requests: Vec<Request>,
     /// A prompt from the command line, sent once the session is configured.
     initial_prompt: Option<String>,
+    /// `$CAIRN_HOME`, for /plans.
+    cairn_home: Option<PathBuf>,
 }
 
 impl App {
@@ -133,7 +135,13 @@ impl App {
             hidden_calls: HashSet::new(),
             requests: Vec::new(),
             initial_prompt: None,
+            cairn_home: None,
         }
+    }
+
+    /// Where stored plans live (`$CAIRN_HOME`), for /plans.
+    pub fn set_cairn_home(&mut self, home: PathBuf) {
+        self.cairn_home = Some(home);
     }
 
     /// Submit `prompt` as soon as the session reports it is configured.
@@ -151,7 +159,9 @@ impl App {
         let composer = std::mem::take(&mut self.composer);
         let pinned_visible = self.pinned_visible;
         let (tx, size, now) = (self.tx.clone(), self.size, self.now);
+        let home = self.cairn_home.take();
         *self = Self::new(ops, tx, size, now);
+        self.cairn_home = home;
         self.composer = composer;
         self.composer.clear();
         self.pinned_visible = pinned_visible;

@@ -5,6 +5,7 @@
 pub mod approval;
 pub mod composer;
 pub mod plan_review;
+pub mod plans_list;
 pub mod question;
 pub mod slash_popup;
 
