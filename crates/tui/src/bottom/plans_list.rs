@@ -92,10 +92,9 @@ impl View for PlansListView {
         block.render(area, buf);
         let rows = usize::from(inner.height.saturating_sub(1));
         let start = self.selected.saturating_sub(rows.saturating_sub(1));
-        let mut y = inner.y;
-        for (i, plan) in self.plans.iter().enumerate().skip(start).take(rows) {
+        for (y, (i, plan)) in (inner.y..).zip(self.plans.iter().enumerate().skip(start).take(rows))
+        {
             buf.set_line(inner.x, y, &self.row(i, plan), inner.width);
-            y += 1;
         }
         let mut footer = vec![Span::styled(strings::PLANS_FOOTER, theme::key_hint())];
         if self.skipped > 0 {
