@@ -1,0 +1,298 @@
+//! The TUI end to end: the built `cairn` binary in a pseudo-terminal (portable-pty), its
+//! screen read through a terminal emulator (vt100), against the loopback mock model.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use cairn_e2e::{cairn_bin, mock_provider_args};
+use cairn_mock_model::{MockResponse, MockServer, chat};
+use portable_pty::{Child, CommandBuilder, PtySize, native_pty_system};
+use serde_json::{Value, json};
+use std::io::{Read, Write};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const ROWS: u16 = 40;
+const COLS: u16 = 140;
+/// Generous: the machine may be busy; a passing run never waits this long.
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A running `cairn` TUI in a pseudo-terminal.
+struct Tui {
+    screen: Arc<Mutex<vt100::Parser>>,
+    writer: Box<dyn Write + Send>,
+    child: Box<dyn Child + Send + Sync>,
+}
+
+impl Tui {
+    fn start(home: &Path, work: &Path, args: &[String]) -> Self {
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows: ROWS,
+                cols: COLS,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("open a pty");
+        let mut cmd = CommandBuilder::new(cairn_bin());
+        cmd.args(args);
+        cmd.cwd(work);
+        cmd.env("CAIRN_HOME", home);
+        cmd.env("TERM", "xterm-256color");
+        for key in [
+            "OPENAI_API_KEY",
+            "ANTHROPIC_API_KEY",
+            "OPENROUTER_API_KEY",
+            "CAIRN_LOG",
+        ] {
+            cmd.env_remove(key);
+        }
+        let child = pair.slave.spawn_command(cmd).expect("spawn cairn");
+        drop(pair.slave);
+        let mut reader = pair.master.try_clone_reader().expect("pty reader");
+        let writer = pair.master.take_writer().expect("pty writer");
+        let screen = Arc::new(Mutex::new(vt100::Parser::new(ROWS, COLS, 0)));
+        let sink = screen.clone();
+        std::thread::spawn(move || {
+            // Keep the master alive as long as the reader runs.
+            let _master = pair.master;
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock().unwrap().process(&buf[..n]);
+            }
+        });
+        Self {
+            screen,
+            writer,
+            child,
+        }
+    }
+
+    fn contents(&self) -> String {
+        self.screen.lock().unwrap().screen().contents()
+    }
+
+    /// Wait until the screen satisfies `ready`; fail with the screen otherwise.
+    async fn wait_for(&self, what: &str, ready: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let contents = self.contents();
+            if ready(&contents) {
+                return contents;
+            }
+            if start.elapsed() > TIMEOUT {
+                panic!("timed out waiting for {what}; screen:\n{contents}");
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+
+    async fn wait_for_text(&self, text: &str) -> String {
+        self.wait_for(&format!("{text:?}"), |s| s.contains(text))
+            .await
+    }
+
+    fn send(&mut self, bytes: &str) {
+        self.writer.write_all(bytes.as_bytes()).unwrap();
+        self.writer.flush().unwrap();
+    }
+
+    /// Type a line and press Enter.
+    fn submit(&mut self, text: &str) {
+        self.send(text);
+        self.send("\r");
+    }
+
+    /// Quit with Ctrl+C twice and check the terminal was given back.
+    async fn quit(mut self) {
+        self.send("\x03");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        self.send("\x03");
+        let start = Instant::now();
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            if start.elapsed() > TIMEOUT {
+                let _ = self.child.kill();
+                panic!("cairn did not quit; screen:\n{}", self.contents());
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        };
+        assert!(status.success(), "exit status {status:?}");
+        // Give the reader thread the last bytes.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let parser = self.screen.lock().unwrap();
+        assert!(
+            !parser.screen().alternate_screen(),
+            "the alternate screen was left"
+        );
+        assert!(
+            !parser.screen().hide_cursor(),
+            "the cursor is visible again"
+        );
+    }
+}
+
+impl Drop for Tui {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+    }
+}
+
+fn call(id: &str, name: &str, args: Value) -> MockResponse {
+    MockResponse::sse(chat::tool_calls(&[(id, name, args)]))
+}
+
+fn text(t: &str) -> MockResponse {
+    MockResponse::sse(chat::text(t))
+}
+
+/// The plan file path, as the plan-mode reminder of a request names it.
+fn plan_path_from(request: &cairn_mock_model::RecordedRequest) -> String {
+    let body = request.json().to_string();
+    let marker = "plan file only:\\n  ";
+    let start = body.find(marker).expect("plan-mode reminder") + marker.len();
+    body[start..].chars().take_while(|c| *c != '\\').collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prompt_shows_streamed_answer_and_plan_checklist() {
+    let server = MockServer::start(vec![
+        call(
+            "p1",
+            "update_plan",
+            json!({"explanation": "Two steps", "plan": [
+                {"step": "Read the code", "status": "completed"},
+                {"step": "Write the answer", "status": "in_progress"}
+            ]}),
+        ),
+        MockResponse::sse(chat::text(
+            "The answer is **42**.\n\n- first reason\n- second reason",
+        ))
+        .with_chunk_delay(Duration::from_millis(5)),
+    ])
+    .await;
+    let home = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let mut tui = Tui::start(
+        home.path(),
+        work.path(),
+        &mock_provider_args(&server.base_url()),
+    );
+    let ready = tui.wait_for_text("Ask cairn anything").await;
+    assert!(ready.contains(" NORMAL "), "{ready}");
+    assert!(ready.contains("mock/"), "{ready}");
+    tui.submit("what is the answer?");
+    let screen = tui.wait_for_text("• second reason").await;
+    assert!(screen.contains("› what is the answer?"), "{screen}");
+    assert!(screen.contains("Updated Plan"), "{screen}");
+    assert!(screen.contains("✔ Read the code"), "{screen}");
+    assert!(screen.contains("□ Write the answer"), "{screen}");
+    assert!(
+        screen.contains("• The answer is 42."),
+        "markdown rendered: {screen}"
+    );
+    tui.wait_for("the task to end", |s| !s.contains("Working ("))
+        .await;
+    assert!(server.violations().is_empty(), "{:?}", server.violations());
+    tui.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shell_call_under_untrusted_asks_and_runs_after_y() {
+    let server = MockServer::start(vec![
+        call("s1", "shell", json!({"command": "echo hello-from-shell"})),
+        text("The command ran."),
+    ])
+    .await;
+    let home = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let mut args = mock_provider_args(&server.base_url());
+    args.extend(["--approval".to_string(), "untrusted".to_string()]);
+    let mut tui = Tui::start(home.path(), work.path(), &args);
+    tui.wait_for_text("Ask cairn anything").await;
+    tui.submit("say hello");
+    let overlay = tui.wait_for_text("Allow this command?").await;
+    assert!(overlay.contains("$ echo hello-from-shell"), "{overlay}");
+    assert!(overlay.contains("[y] Yes"), "{overlay}");
+    tui.send("y");
+    let screen = tui.wait_for_text("The command ran.").await;
+    assert!(screen.contains("hello-from-shell"), "{screen}");
+    assert!(
+        !screen.contains("Allow this command?"),
+        "overlay closed: {screen}"
+    );
+    tui.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plan_mode_review_enter_approves_and_badge_returns_to_normal() {
+    let home = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    std::fs::write(work.path().join("lib.rs"), "fn a() {}\n").unwrap();
+    let server = MockServer::start(vec![call("r", "read_file", json!({"path": "lib.rs"}))]).await;
+    let mut tui = Tui::start(
+        home.path(),
+        work.path(),
+        &mock_provider_args(&server.base_url()),
+    );
+    tui.wait_for_text("Ask cairn anything").await;
+    tui.submit("/plan rename a to b");
+    let screen = tui.wait_for_text(" PLAN MODE ").await;
+    assert!(screen.contains("Entered plan mode."), "{screen}");
+    let plan_path = plan_path_from(&server.wait_for_requests(1).await[0]);
+    let file_name = Path::new(&plan_path)
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let hint =
+        format!("📋 Plan Mode | File: {file_name} | Use read-only tools, then call exit_plan_mode");
+    // vt100 pads the wide emoji's second cell; compare without it.
+    let flat = |s: &str| s.replace("📋 ", "📋");
+    tui.wait_for("the plan-mode hint", |s| flat(s).contains(&flat(&hint)))
+        .await;
+    let mut plan = String::from("# Rename a to b\n\n");
+    for i in 1..=40 {
+        plan.push_str(&format!("{i}. Step {i} of the rename\n"));
+    }
+    server.push(call(
+        "w",
+        "write_file",
+        json!({"path": plan_path, "content": plan}),
+    ));
+    server.push(call("x", "exit_plan_mode", json!({})));
+    let review = tui
+        .wait_for_text(&format!("Plan Review - {file_name}"))
+        .await;
+    assert!(review.contains("Rename a to b"), "{review}");
+    assert!(
+        review.contains("[Enter] Approve  [Esc] Reject  [↑↓] Scroll  [e] Edit  [f] Feedback"),
+        "{review}"
+    );
+    assert!(
+        !review.contains("40. Step 40"),
+        "long plan starts at the top"
+    );
+    tui.send("\x1b[F"); // End
+    tui.wait_for_text("40. Step 40 of the rename").await;
+    server.push(call(
+        "e",
+        "edit_file",
+        json!({"path": "lib.rs", "old_string": "fn a", "new_string": "fn b"}),
+    ));
+    server.push(text("Renamed a to b."));
+    tui.send("\r");
+    let screen = tui.wait_for_text("Renamed a to b.").await;
+    assert!(screen.contains(" NORMAL "), "{screen}");
+    assert!(!screen.contains(" PLAN MODE "), "{screen}");
+    assert!(screen.contains("Plan approved."), "{screen}");
+    assert_eq!(
+        std::fs::read_to_string(work.path().join("lib.rs")).unwrap(),
+        "fn b() {}\n"
+    );
+    tui.quit().await;
+}
