@@ -25,6 +25,10 @@ struct Tui {
 
 impl Tui {
     fn start(home: &Path, work: &Path, args: &[String]) -> Self {
+        Self::start_with_env(home, work, args, &[])
+    }
+
+    fn start_with_env(home: &Path, work: &Path, args: &[String], env: &[(&str, &str)]) -> Self {
         let pair = native_pty_system()
             .openpty(PtySize {
                 rows: ROWS,
@@ -43,8 +47,12 @@ impl Tui {
             "ANTHROPIC_API_KEY",
             "OPENROUTER_API_KEY",
             "CAIRN_LOG",
+            "VISUAL",
         ] {
             cmd.env_remove(key);
+        }
+        for (key, value) in env {
+            cmd.env(key, value);
         }
         let child = pair.slave.spawn_command(cmd).expect("spawn cairn");
         drop(pair.slave);
@@ -234,10 +242,13 @@ async fn plan_mode_review_enter_approves_and_badge_returns_to_normal() {
     let work = tempfile::tempdir().unwrap();
     std::fs::write(work.path().join("lib.rs"), "fn a() {}\n").unwrap();
     let server = MockServer::start(vec![call("r", "read_file", json!({"path": "lib.rs"}))]).await;
-    let mut tui = Tui::start(
+    // The "editor" appends a line to the plan file and exits.
+    let editor = "sh -c 'echo \"Edited by the user.\" >> \"$1\"' editor";
+    let mut tui = Tui::start_with_env(
         home.path(),
         work.path(),
         &mock_provider_args(&server.base_url()),
+        &[("EDITOR", editor)],
     );
     tui.wait_for_text("Ask cairn anything").await;
     tui.submit("/plan rename a to b");
@@ -279,6 +290,19 @@ async fn plan_mode_review_enter_approves_and_badge_returns_to_normal() {
     );
     tui.send("\x1b[F"); // End
     tui.wait_for_text("40. Step 40 of the rename").await;
+    // e: the TUI steps aside for the editor and comes back with the edited plan.
+    tui.send("e");
+    let edited = tui.wait_for_text("Edited by the user.").await;
+    assert!(
+        edited.contains(&format!("Plan Review - {file_name}")),
+        "{edited}"
+    );
+    assert!(tui.screen.lock().unwrap().screen().alternate_screen());
+    assert!(
+        std::fs::read_to_string(&plan_path)
+            .unwrap()
+            .contains("Edited by the user."),
+    );
     server.push(call(
         "e",
         "edit_file",

@@ -47,5 +47,9 @@ mod tests {
         );
         assert_eq!(editor_command(None, Some("nano".into())), vec!["nano"]);
         assert_eq!(editor_command(Some("  ".into()), None), vec!["vi"]);
+        assert_eq!(
+            editor_command(None, Some("sh -c 'echo \"x\" >> \"$1\"' ed".into())),
+            vec!["sh", "-c", "echo \"x\" >> \"$1\"", "ed"]
+        );
     }
 }

@@ -119,7 +119,11 @@ impl TerminalGuard {
     pub fn resume(&mut self) -> io::Result<()> {
         enable()?;
         self.active = true;
-        self.terminal.clear()
+        // Not `Terminal::clear`: it asks the terminal for the cursor position and waits for
+        // the answer. A resize to the current size clears and forces a full repaint without.
+        let size = self.terminal.size()?;
+        self.terminal
+            .resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))
     }
 
     /// Restore now (also done on drop).
