@@ -155,6 +155,20 @@ fn command_output_cell_collapsed_and_expanded() {
 }
 
 #[test]
+fn command_with_nonzero_exit_code() {
+    snapshot_both("command_exit_101", &|| {
+        tool(
+            ToolState::Done {
+                success: true,
+                duration_ms: 2040,
+                output: "Exit code: 101\nDuration: 2.0 s\nOutput:\nrunning 3 tests\nStderr:\nerror: test failed".into(),
+            },
+            "shell",
+        )
+    });
+}
+
+#[test]
 fn diff_cell() {
     snapshot_both("diff", &|| {
         HistoryCell::Diff {

@@ -46,13 +46,29 @@ pub struct ToolCallCell {
 impl ToolCallCell {
     /// Lines at `width`; `expanded` shows all output.
     pub fn lines(&self, width: usize, expanded: bool) -> Vec<Line<'static>> {
+        let shell = match &self.state {
+            ToolState::Done { output, .. } if self.name == names::SHELL => {
+                Some(split_shell_output(output))
+            }
+            _ => None,
+        };
+        let failed_exit = shell
+            .as_ref()
+            .and_then(|(code, _)| code.as_deref())
+            .filter(|code| *code != "0");
         let (bullet_style, suffix) = match &self.state {
             ToolState::Running => (theme::dim(), None),
             ToolState::Done {
                 success: true,
                 duration_ms,
                 ..
-            } => (theme::success(), Some(strings::duration(*duration_ms))),
+            } => match failed_exit {
+                Some(code) => (
+                    theme::error(),
+                    Some(format!("exit {code}, {}", strings::duration(*duration_ms))),
+                ),
+                None => (theme::success(), Some(strings::duration(*duration_ms))),
+            },
             ToolState::Done {
                 success: false,
                 duration_ms,
@@ -78,8 +94,8 @@ impl ToolCallCell {
             success, output, ..
         } = &self.state
         {
-            if self.name == names::SHELL {
-                lines.extend(output_lines(output, width, expanded, Style::new()));
+            if let Some((_, body)) = &shell {
+                lines.extend(output_lines(body, width, expanded, Style::new()));
             } else if looks_like_diff(output) {
                 lines.extend(diff_lines(output, width, expanded));
             } else if !success {
@@ -89,6 +105,26 @@ impl ToolCallCell {
         }
         lines
     }
+}
+
+/// The shell tool's output ("Exit code: N", "Duration: …", "Output:" then the text) split
+/// into the exit code and what the command printed. Other text is returned whole.
+pub fn split_shell_output(output: &str) -> (Option<String>, String) {
+    let Some(rest) = output.strip_prefix("Exit code: ") else {
+        return (None, output.to_string());
+    };
+    let (code, mut rest) = rest.split_once('\n').unwrap_or((rest, ""));
+    if rest.starts_with("Duration: ") {
+        rest = rest.split_once('\n').map_or("", |(_, r)| r);
+    }
+    let body = if rest.starts_with("Output: (none)") {
+        rest.split_once('\n').map_or("", |(_, r)| r)
+    } else if let Some(body) = rest.strip_prefix("Output:\n") {
+        body
+    } else {
+        rest
+    };
+    (Some(code.trim().to_string()), body.to_string())
 }
 
 /// Output under a call: `└` then the last lines, or all when expanded.
@@ -198,4 +234,29 @@ pub fn diff_cell_lines(
     );
     lines.extend(diff_lines(diff, width, expanded));
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_output_header_is_folded_into_the_exit_code() {
+        assert_eq!(
+            split_shell_output("Exit code: 0\nDuration: 0.1 s\nOutput:\n1\n2"),
+            (Some("0".into()), "1\n2".into())
+        );
+        assert_eq!(
+            split_shell_output("Exit code: 2\nDuration: 0.0 s\nOutput: (none)"),
+            (Some("2".into()), String::new())
+        );
+        assert_eq!(
+            split_shell_output("Exit code: 1\nDuration: 0.0 s\nStderr:\nboom"),
+            (Some("1".into()), "Stderr:\nboom".into())
+        );
+        assert_eq!(
+            split_shell_output("The user declined this call"),
+            (None, "The user declined this call".into())
+        );
+    }
 }
