@@ -118,6 +118,11 @@ impl Tui {
         self.send("\x03");
         tokio::time::sleep(Duration::from_millis(100)).await;
         self.send("\x03");
+        self.wait_exit_restored().await;
+    }
+
+    /// Wait for a successful exit and check the terminal was given back.
+    async fn wait_exit_restored(&mut self) {
         let start = Instant::now();
         let status = loop {
             if let Some(status) = self.child.try_wait().unwrap() {
@@ -319,4 +324,46 @@ async fn plan_mode_review_enter_approves_and_badge_returns_to_normal() {
         "fn b() {}\n"
     );
     tui.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_provider_the_tui_opens_explains_and_does_not_hang() {
+    let home = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    // An Ollama nobody runs: detection must fail fast and cairn must start anyway.
+    let args = vec![
+        "-c".to_string(),
+        "providers.ollama.base_url=\"http://127.0.0.1:9/v1\"".to_string(),
+    ];
+    let mut tui = Tui::start(home.path(), work.path(), &args);
+    let screen = tui.wait_for_text("No model provider configured").await;
+    assert!(screen.contains("Ask cairn anything"), "{screen}");
+    tui.submit("hello?");
+    tui.wait_for("the error cell", |s| {
+        s.contains("■ No model provider configured")
+    })
+    .await;
+    tui.wait_for("the task to end", |s| !s.contains("Working ("))
+        .await;
+    tui.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_restores_the_terminal() {
+    let home = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let mut tui = Tui::start(
+        home.path(),
+        work.path(),
+        &mock_provider_args("http://127.0.0.1:9/v1"),
+    );
+    tui.wait_for_text("Ask cairn anything").await;
+    assert!(tui.screen.lock().unwrap().screen().alternate_screen());
+    let pid = tui.child.process_id().expect("pid");
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    tui.wait_exit_restored().await;
 }

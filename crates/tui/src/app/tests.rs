@@ -759,6 +759,26 @@ fn plan_review_esc_rejects_and_f_sends_feedback() {
 }
 
 #[test]
+fn plan_review_closes_when_the_task_is_interrupted() {
+    let mut h = Harness::configured(80, 20);
+    open_review(&mut h);
+    h.ctrl('c');
+    assert_eq!(h.last_op(), Some(Op::Interrupt));
+    h.event_id(
+        "op-2",
+        EventMsg::TurnAborted {
+            reason: TurnAbortReason::Interrupted,
+        },
+    );
+    let screen = h.render();
+    assert!(!screen.contains("Plan Review"), "{screen}");
+    assert!(
+        h.app.in_plan_mode(),
+        "interrupting does not leave plan mode"
+    );
+}
+
+#[test]
 fn plan_review_e_asks_the_loop_to_edit_and_shows_the_edited_plan() {
     let mut h = Harness::configured(80, 20);
     open_review(&mut h);

@@ -206,6 +206,11 @@ impl View for PlanReviewView {
         true
     }
 
+    /// exit_plan_mode waits inside the task; once the task is gone nothing can be decided.
+    fn belongs_to_task(&self) -> bool {
+        true
+    }
+
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
     }
