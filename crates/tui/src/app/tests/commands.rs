@@ -1,0 +1,156 @@
+//! Slash commands and plan mode.
+
+use super::*;
+
+#[test]
+fn slash_popup_filters_completes_and_runs() {
+    let mut h = Harness::configured(70, 16);
+    h.type_str("/");
+    insta::assert_snapshot!("slash_popup_all", h.render());
+    h.type_str("st");
+    let screen = h.render();
+    assert!(screen.contains("/status"));
+    assert!(!screen.contains("/quit"));
+    h.key(KeyCode::Esc);
+    assert!(!h.render().contains("/status "), "Esc closes the popup");
+    h.key(KeyCode::Backspace);
+    h.key(KeyCode::Backspace);
+    h.type_str("pl");
+    h.key(KeyCode::Down);
+    h.key(KeyCode::Tab);
+    assert_eq!(h.app.composer_text(), "/plans");
+    h.key(KeyCode::Enter);
+    assert_eq!(h.app.composer_text(), "");
+    h.type_str("/mo");
+    h.key(KeyCode::Tab);
+    assert_eq!(h.app.composer_text(), "/model ");
+    h.submit("bigger-model");
+    assert_eq!(
+        h.last_op(),
+        Some(Op::OverrideTurnContext {
+            model: Some("bigger-model".into()),
+            approval_policy: None
+        })
+    );
+    assert!(h.render().contains("mock/bigger-model"));
+}
+
+#[test]
+fn commands_that_cannot_run_during_a_task_say_so() {
+    let mut h = Harness::configured(80, 14);
+    h.submit("work");
+    h.submit("/plan");
+    h.submit("/new");
+    let screen = h.render();
+    assert!(
+        screen.contains("'/plan' is disabled while a task is in progress."),
+        "{screen}"
+    );
+    assert!(screen.contains("'/new' is disabled while a task is in progress."));
+    assert_eq!(h.ops().len(), 1);
+    assert!(h.requests.is_empty());
+    h.submit("/status");
+    assert!(h.render().contains("provider     mock"));
+}
+
+#[test]
+fn unknown_commands_and_quit_new() {
+    let mut h = Harness::configured(80, 12);
+    h.submit("/frobnicate");
+    assert!(h.render().contains("Unknown command '/frobnicate'"));
+    h.submit("/new");
+    h.submit("/quit");
+    assert_eq!(h.requests, vec![Request::NewSession, Request::Quit]);
+}
+
+#[test]
+fn approvals_command_switches_policy() {
+    let mut h = Harness::configured(80, 14);
+    h.submit("/approvals");
+    assert!(h.render().contains("Approval policy: on-request"));
+    h.submit("/approvals untrusted");
+    assert_eq!(
+        h.last_op(),
+        Some(Op::OverrideTurnContext {
+            model: None,
+            approval_policy: Some(ApprovalPolicy::Untrusted)
+        })
+    );
+}
+
+#[test]
+fn plan_command_enters_plan_mode_and_shows_badge_and_hint() {
+    let mut h = Harness::configured(110, 20);
+    h.submit("/plan add caching");
+    assert_eq!(h.ops(), vec![Op::SetPlanMode { active: true }]);
+    let path = PathBuf::from("/home/u/.cairn/plans/conv-1_20261122_030405.md");
+    h.event_id(
+        "op-1",
+        EventMsg::PlanModeEntered {
+            plan_file_path: path.clone(),
+        },
+    );
+    assert_eq!(
+        h.last_op(),
+        Some(Op::UserInput {
+            text: "add caching".into()
+        })
+    );
+    let screen = h.render();
+    assert!(screen.contains(
+        "📋 Plan Mode | File: conv-1_20261122_030405.md | Use read-only tools, then call exit_plan_mode"
+    ), "{screen}");
+    assert!(screen.contains(" PLAN MODE "));
+    assert!(screen.contains("Entered plan mode."));
+    let badge = h.style_of("PLAN MODE").unwrap();
+    assert_eq!(badge.bg, Some(ratatui::style::Color::Yellow));
+    h.event_id(
+        "op-2",
+        EventMsg::TaskComplete {
+            last_agent_message: None,
+        },
+    );
+    h.submit("/plan");
+    assert!(h.render().contains("Already in plan mode."));
+    assert_eq!(h.ops().len(), 2);
+}
+
+#[test]
+fn plans_command_lists_stored_plans_and_shows_one() {
+    let home = tempfile::tempdir().unwrap();
+    let mut h = Harness::configured(90, 24);
+    h.app.set_cairn_home(home.path().to_path_buf());
+    h.submit("/plans");
+    assert!(
+        h.render().contains("No plans yet."),
+        "empty store explains itself"
+    );
+    let store = cairn_core::plans::PlanStore::in_home(home.path());
+    let doc = store
+        .create(
+            Plan {
+                title: Some("Cache the parser".into()),
+                plan: vec![
+                    PlanStep::new("Read", PlanStepStatus::Completed),
+                    PlanStep::new("Write", PlanStepStatus::Pending),
+                ],
+                ..Plan::default()
+            },
+            Some("conv-1"),
+        )
+        .unwrap();
+    h.submit("/plans");
+    let screen = h.render();
+    assert!(screen.contains("Stored plans"), "{screen}");
+    assert!(
+        screen.contains("Cache the parser  draft · 1 of 2 done"),
+        "{screen}"
+    );
+    h.key(KeyCode::Enter);
+    let screen = h.render();
+    assert!(
+        screen.contains(&format!("Plan {} · Cache the parser · draft", doc.id())),
+        "{screen}"
+    );
+    assert!(screen.contains("✔ 1. Read"), "{screen}");
+}

@@ -1,0 +1,319 @@
+//! Approval, question and plan review overlays.
+
+use super::*;
+
+fn exec_request(call_id: &str, command: &str) -> EventMsg {
+    EventMsg::ExecApprovalRequest {
+        call_id: call_id.into(),
+        command: command.into(),
+        cwd: PathBuf::from("/work/project"),
+        description: format!("Would run `{command}` in ."),
+    }
+}
+
+#[test]
+fn approval_overlay_approves_and_queues_further_requests() {
+    let mut h = Harness::configured(80, 20);
+    h.submit("build it");
+    h.event_id("op-1", exec_request("c1", "cargo build"));
+    h.event_id("op-1", exec_request("c2", "rm -rf target"));
+    insta::assert_snapshot!("approval_exec_queued", h.render());
+    h.type_str("hello");
+    assert_eq!(
+        h.app.composer_text(),
+        "",
+        "keys do not leak into the composer"
+    );
+    h.key(KeyCode::Char('y'));
+    assert_eq!(
+        h.last_op(),
+        Some(Op::ExecApproval {
+            call_id: "c1".into(),
+            decision: ReviewDecision::Approved
+        })
+    );
+    let screen = h.render();
+    assert!(
+        screen.contains("rm -rf target"),
+        "second request shows next:\n{screen}"
+    );
+    h.key(KeyCode::Char('n'));
+    h.type_str("too dangerous");
+    h.key(KeyCode::Enter);
+    assert_eq!(
+        h.last_op(),
+        Some(Op::ExecApproval {
+            call_id: "c2".into(),
+            decision: ReviewDecision::Denied {
+                feedback: Some("too dangerous".into())
+            }
+        })
+    );
+    assert!(h.render().contains("› "), "composer is back");
+}
+
+#[test]
+fn approval_overlay_session_esc_and_abort() {
+    let mut h = Harness::configured(80, 20);
+    h.submit("x");
+    h.event_id("op-1", exec_request("c1", "ls"));
+    h.key(KeyCode::Char('a'));
+    assert_eq!(
+        h.last_op(),
+        Some(Op::ExecApproval {
+            call_id: "c1".into(),
+            decision: ReviewDecision::ApprovedForSession
+        })
+    );
+    h.event_id("op-1", exec_request("c2", "ls"));
+    h.key(KeyCode::Esc);
+    assert_eq!(
+        h.last_op(),
+        Some(Op::ExecApproval {
+            call_id: "c2".into(),
+            decision: ReviewDecision::Denied { feedback: None }
+        })
+    );
+    assert!(
+        h.app.is_working(),
+        "Esc in the overlay denies; it does not interrupt"
+    );
+    h.event_id("op-1", exec_request("c3", "ls"));
+    h.ctrl('c');
+    assert_eq!(
+        h.last_op(),
+        Some(Op::ExecApproval {
+            call_id: "c3".into(),
+            decision: ReviewDecision::Abort
+        })
+    );
+}
+
+#[test]
+fn patch_approval_shows_a_coloured_diff() {
+    let mut h = Harness::configured(70, 24);
+    h.submit("edit");
+    h.event_id(
+        "op-1",
+        EventMsg::PatchApprovalRequest {
+            call_id: "p1".into(),
+            paths: vec![PathBuf::from("src/lib.rs")],
+            diff: "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1,2 +1,2 @@\n fn main() {\n-    old();\n+    new();\n".into(),
+            description: "Would edit src/lib.rs (+1 -1)".into(),
+        },
+    );
+    insta::assert_snapshot!("approval_patch", h.render());
+    assert_eq!(
+        h.style_of("+    new();").unwrap().fg,
+        Some(ratatui::style::Color::Green)
+    );
+    h.key(KeyCode::Char('y'));
+    assert_eq!(
+        h.last_op(),
+        Some(Op::PatchApproval {
+            call_id: "p1".into(),
+            decision: ReviewDecision::Approved
+        })
+    );
+}
+
+#[test]
+fn approval_overlays_close_when_the_task_ends() {
+    let mut h = Harness::configured(80, 20);
+    h.submit("x");
+    h.event_id("op-1", exec_request("c1", "ls"));
+    h.event_id(
+        "op-1",
+        EventMsg::TurnAborted {
+            reason: TurnAbortReason::Interrupted,
+        },
+    );
+    h.type_str("typing works");
+    assert_eq!(h.app.composer_text(), "typing works");
+}
+
+#[test]
+fn question_overlay_answers_by_number_or_text() {
+    let mut h = Harness::configured(70, 20);
+    h.submit("plan");
+    h.event_id(
+        "op-1",
+        EventMsg::UserQuestionRequest {
+            call_id: "q1".into(),
+            questions: vec![
+                UserQuestion {
+                    question: "Which database?".into(),
+                    options: vec!["Postgres".into(), "SQLite".into()],
+                },
+                UserQuestion {
+                    question: "Anything else?".into(),
+                    options: vec![],
+                },
+            ],
+        },
+    );
+    insta::assert_snapshot!("question_overlay", h.render());
+    h.key(KeyCode::Char('2'));
+    assert!(h.render().contains("Anything else?"));
+    h.type_str("keep it small");
+    h.key(KeyCode::Enter);
+    assert_eq!(
+        h.last_op(),
+        Some(Op::UserQuestionAnswer {
+            call_id: "q1".into(),
+            answers: vec!["SQLite".into(), "keep it small".into()]
+        })
+    );
+}
+
+fn long_plan() -> String {
+    let mut text = String::from("# Plan: add a cache\n\n## Steps\n\n");
+    for i in 1..=30 {
+        text.push_str(&format!("{i}. Step number {i} with `code`\n"));
+    }
+    text.push_str("\n## Verification\n\nRun **all** the tests.\n");
+    text
+}
+
+fn open_review(h: &mut Harness) {
+    h.submit("/plan");
+    h.event_id(
+        "op-1",
+        EventMsg::PlanModeEntered {
+            plan_file_path: PathBuf::from("/h/plans/conv-1_20261122_030405.md"),
+        },
+    );
+    h.submit("make a plan");
+    h.event_id(
+        "op-2",
+        EventMsg::PlanModeExitRequest {
+            plan_content: long_plan(),
+            plan_file_path: PathBuf::from("/h/plans/conv-1_20261122_030405.md"),
+        },
+    );
+}
+
+#[test]
+fn plan_review_scrolls_from_the_start_and_enter_approves() {
+    let mut h = Harness::configured(80, 20);
+    open_review(&mut h);
+    let screen = h.render();
+    insta::assert_snapshot!("plan_review", screen);
+    assert!(screen.contains("Plan Review - conv-1_20261122_030405.md"));
+    assert!(screen.contains("[Enter] Approve  [Esc] Reject  [↑↓] Scroll  [e] Edit  [f] Feedback"));
+    h.key(KeyCode::Down);
+    h.key(KeyCode::Down);
+    assert!(
+        !h.render().contains("Plan: add a cache"),
+        "scrolled by two lines"
+    );
+    h.key(KeyCode::End);
+    assert!(h.render().contains("Run all the tests."));
+    h.key(KeyCode::Home);
+    assert!(h.render().contains("Plan: add a cache"));
+    h.key(KeyCode::PageDown);
+    assert!(!h.render().contains("Plan: add a cache"));
+    h.app
+        .handle_terminal_event(crossterm::event::Event::Mouse(MouseEvent {
+            kind: MouseEventKind::ScrollUp,
+            column: 0,
+            row: 0,
+            modifiers: KeyModifiers::NONE,
+        }));
+    h.key(KeyCode::Home);
+    h.type_str("x");
+    assert_eq!(h.app.composer_text(), "", "nothing reaches the composer");
+    h.key(KeyCode::Enter);
+    assert_eq!(
+        h.last_op(),
+        Some(Op::PlanModeApproval {
+            approved: true,
+            feedback: None
+        })
+    );
+    h.event_id("op-2", EventMsg::PlanModeExited { approved: true });
+    let screen = h.render();
+    assert!(screen.contains(" NORMAL "));
+    assert!(screen.contains("Plan approved. Exiting plan mode."));
+    assert!(!h.app.in_plan_mode());
+}
+
+#[test]
+fn plan_review_esc_rejects_and_f_sends_feedback() {
+    let mut h = Harness::configured(80, 20);
+    open_review(&mut h);
+    h.key(KeyCode::Esc);
+    assert_eq!(
+        h.last_op(),
+        Some(Op::PlanModeApproval {
+            approved: false,
+            feedback: None
+        })
+    );
+    h.event_id("op-2", EventMsg::PlanModeExited { approved: false });
+    assert!(h.app.in_plan_mode(), "rejection keeps plan mode");
+    assert!(
+        h.render()
+            .contains("Plan rejected. Continuing in plan mode.")
+    );
+    h.event_id(
+        "op-2",
+        EventMsg::PlanModeExitRequest {
+            plan_content: "v2".into(),
+            plan_file_path: PathBuf::from("/h/plans/p.md"),
+        },
+    );
+    h.key(KeyCode::Char('f'));
+    h.type_str("split step 2");
+    assert!(h.render().contains("Feedback: split step 2"));
+    h.key(KeyCode::Enter);
+    assert_eq!(
+        h.last_op(),
+        Some(Op::PlanModeApproval {
+            approved: false,
+            feedback: Some("split step 2".into())
+        })
+    );
+}
+
+#[test]
+fn plan_review_closes_when_the_task_is_interrupted() {
+    let mut h = Harness::configured(80, 20);
+    open_review(&mut h);
+    h.ctrl('c');
+    assert_eq!(h.last_op(), Some(Op::Interrupt));
+    h.event_id(
+        "op-2",
+        EventMsg::TurnAborted {
+            reason: TurnAbortReason::Interrupted,
+        },
+    );
+    let screen = h.render();
+    assert!(!screen.contains("Plan Review"), "{screen}");
+    assert!(
+        h.app.in_plan_mode(),
+        "interrupting does not leave plan mode"
+    );
+}
+
+#[test]
+fn plan_review_e_asks_the_loop_to_edit_and_shows_the_edited_plan() {
+    let mut h = Harness::configured(80, 20);
+    open_review(&mut h);
+    h.key(KeyCode::Char('e'));
+    assert_eq!(
+        h.requests,
+        vec![Request::EditPlan(PathBuf::from(
+            "/h/plans/conv-1_20261122_030405.md"
+        ))]
+    );
+    h.app
+        .handle_plan_edited(Ok("# Edited plan\n\nOnly one step.\n".into()));
+    let screen = h.render();
+    assert!(screen.contains("Edited plan"), "{screen}");
+    assert!(screen.contains("Plan Review - "));
+    h.app
+        .handle_plan_edited(Err("Could not run the editor: boom".into()));
+    h.key(KeyCode::Enter);
+    assert!(h.render().contains("Could not run the editor: boom"));
+}
