@@ -31,7 +31,7 @@ fn frames(app: &mut App, terminal: &mut Terminal<TestBackend>) -> (Duration, Dur
     let mut times = Vec::with_capacity(FRAMES);
     for _ in 0..FRAMES {
         let start = Instant::now();
-        app.prepare();
+        app.handle_frame();
         terminal
             .draw(|f| app.render(f.area(), f.buffer_mut()))
             .unwrap();
@@ -59,7 +59,7 @@ fn main() {
     }
     let mut terminal = Terminal::new(TestBackend::new(WIDTH, HEIGHT)).unwrap();
     let layout_start = Instant::now();
-    app.prepare();
+    app.handle_frame();
     let first_layout = layout_start.elapsed();
     terminal
         .draw(|f| app.render(f.area(), f.buffer_mut()))

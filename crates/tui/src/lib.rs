@@ -65,7 +65,7 @@ fn draw(guard: &mut tui::TerminalGuard, app: &mut App) -> io::Result<()> {
     app.set_now(Instant::now());
     let size = guard.terminal.size()?;
     app.handle_resize(size.width, size.height);
-    app.prepare();
+    app.handle_frame();
     guard
         .terminal
         .draw(|frame| app.render(frame.area(), frame.buffer_mut()))?;

@@ -41,7 +41,7 @@ fn syntax_highlighting_loads_only_on_the_first_code_block() {
     app.handle_core_event(event(EventMsg::AgentMessage {
         message: "plain *markdown* answer".into(),
     }));
-    app.prepare();
+    app.handle_frame();
     terminal
         .draw(|f| app.render(f.area(), f.buffer_mut()))
         .unwrap();
@@ -49,6 +49,6 @@ fn syntax_highlighting_loads_only_on_the_first_code_block() {
     app.handle_core_event(event(EventMsg::AgentMessage {
         message: "```rust\nfn main() {}\n```\n".into(),
     }));
-    app.prepare();
+    app.handle_frame();
     assert!(highlight::is_loaded());
 }

@@ -1,7 +1,7 @@
 //! The application state: transcript, bottom pane, status, and what the session reported.
 //!
 //! State changes only in the `handle_*` methods (input.rs, core_events.rs, commands.rs) and in
-//! [`App::prepare`], which lays out what changed before a frame. [`App::render`] borrows
+//! [`App::handle_frame`], which lays out what changed before a frame. [`App::render`] borrows
 //! (`&self`) and does no I/O. The app talks to the core only through an [`OpSink`], so tests
 //! drive it with scripted events and a recording sink, without a terminal or a session.
 
@@ -296,8 +296,9 @@ impl App {
         layout
     }
 
-    /// Lay out what changed for the current size. Call before every frame.
-    pub fn prepare(&mut self) {
+    /// The frame about to be drawn: lay out what changed for the current size (wrapping
+    /// changed cells, sizing views). Call before every [`App::render`].
+    pub fn handle_frame(&mut self) {
         let area = Rect::new(0, 0, self.size.0, self.size.1);
         let layout = self.layout(area);
         self.transcript

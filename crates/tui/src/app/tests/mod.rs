@@ -132,7 +132,7 @@ impl Harness {
     }
 
     pub fn render(&mut self) -> String {
-        self.app.prepare();
+        self.app.handle_frame();
         let app = &self.app;
         self.terminal
             .draw(|f| app.render(f.area(), f.buffer_mut()))
