@@ -8,7 +8,7 @@ use crate::history::{HistoryCell, SessionHeader, ToolCallCell, ToolState};
 use crate::markdown::stream::StreamingMarkdown;
 use crate::strings;
 use cairn_core::tools::names;
-use cairn_protocol::{Event, EventMsg, TurnAbortReason};
+use cairn_protocol::{Event, EventMsg, Op, TurnAbortReason};
 
 /// Tools whose result the plan cell shows; their call cells would only repeat it.
 const PLAN_TOOLS: [&str; 3] = [names::UPDATE_PLAN, names::CREATE_PLAN, names::COMPLETE_PLAN];
@@ -176,6 +176,15 @@ impl App {
                 });
             }
             EventMsg::UserQuestionRequest { call_id, questions } => {
+                if questions.is_empty() {
+                    // Nothing to ask: answer at once so the model does not wait forever.
+                    self.ops.submit(Op::UserQuestionAnswer {
+                        call_id,
+                        answers: Vec::new(),
+                    });
+                    return;
+                }
+                self.popup = None;
                 self.views
                     .push(Box::new(QuestionView::new(call_id, questions)));
             }

@@ -317,3 +317,25 @@ fn plan_review_e_asks_the_loop_to_edit_and_shows_the_edited_plan() {
     h.key(KeyCode::Enter);
     assert!(h.render().contains("Could not run the editor: boom"));
 }
+
+#[test]
+fn an_empty_question_list_is_answered_at_once() {
+    let mut h = Harness::configured(70, 12);
+    h.submit("x");
+    h.event_id(
+        "op-1",
+        EventMsg::UserQuestionRequest {
+            call_id: "q0".into(),
+            questions: vec![],
+        },
+    );
+    assert_eq!(
+        h.last_op(),
+        Some(Op::UserQuestionAnswer {
+            call_id: "q0".into(),
+            answers: vec![]
+        })
+    );
+    h.type_str("free");
+    assert_eq!(h.app.composer_text(), "free");
+}
