@@ -4,6 +4,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod exec;
+mod plans_cmd;
 
 use cairn_core::{Config, ConfigOverrides};
 use cairn_protocol::ApprovalPolicy;
@@ -73,6 +74,11 @@ impl From<ApprovalArg> for ApprovalPolicy {
 enum Command {
     /// Run one task headless and print the result.
     Exec(exec::ExecArgs),
+    /// List and show stored plans.
+    Plans {
+        #[command(subcommand)]
+        command: plans_cmd::PlansCommand,
+    },
 }
 
 impl GlobalArgs {
@@ -114,34 +120,52 @@ fn load_config(global: &GlobalArgs) -> Result<Config, ExitCode> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let config = match load_config(&cli.global) {
+    let mut config = match load_config(&cli.global) {
         Ok(config) => config,
         Err(code) => return code,
     };
     if cli.global.list_providers {
-        print!("{}", cairn_core::config::describe_providers(&config));
-        return ExitCode::SUCCESS;
+        return with_runtime(&config.clone(), |rt| {
+            // Only here is the local probe awaited; a session runs it in the background.
+            if config.detect_local
+                && let Some(local) = rt.block_on(cairn_core::config::probe_ollama(&config))
+            {
+                local.apply(&mut config);
+            }
+            print!("{}", cairn_core::config::describe_providers(&config));
+            ExitCode::SUCCESS
+        });
     }
+    match cli.command {
+        Some(Command::Plans { command }) => plans_cmd::run(&config.cairn_home, command),
+        Some(Command::Exec(args)) => {
+            with_runtime(&config, |rt| rt.block_on(exec::run(config.clone(), args)))
+        }
+        None => with_runtime(&config, |rt| {
+            match rt.block_on(cairn_tui::run(config.clone(), cli.prompt)) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(err) => {
+                    eprintln!("error: {err}");
+                    ExitCode::FAILURE
+                }
+            }
+        }),
+    }
+}
+
+/// Start logging and a small runtime (two workers: cairn waits on I/O, it does not compute),
+/// then run `f`.
+fn with_runtime(config: &Config, f: impl FnOnce(&tokio::runtime::Runtime) -> ExitCode) -> ExitCode {
     let _log = cairn_core::logging::init(&config.logs_dir());
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
+    match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
     {
-        Ok(rt) => rt,
+        Ok(runtime) => f(&runtime),
         Err(err) => {
             eprintln!("error: could not start the async runtime: {err}");
-            return ExitCode::FAILURE;
+            ExitCode::FAILURE
         }
-    };
-    match cli.command {
-        Some(Command::Exec(args)) => runtime.block_on(exec::run(config, args)),
-        None => match runtime.block_on(cairn_tui::run(config, cli.prompt)) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(err) => {
-                eprintln!("error: {err}");
-                ExitCode::FAILURE
-            }
-        },
     }
 }

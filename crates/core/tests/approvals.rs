@@ -1,147 +1,115 @@
-//! The workspace-changing tools behind the approval policy, end to end through the session:
-//! request events, the user's answers, and what the model is told.
+//! Approval round trips through the protocol: requests out, decisions in, and what the model
+//! is told.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
 use cairn_mock_model::{MockResponse, chat};
 use cairn_protocol::{ApprovalPolicy, EventMsg, Op, ReviewDecision, TurnAbortReason};
-use common::{Setup, count, start, start_with};
-use serde_json::json;
+use common::{Harness, Setup, count, start_with};
+use serde_json::{Value, json};
 
-fn call(id: &str, tool: &str, args: serde_json::Value) -> MockResponse {
-    MockResponse::sse(chat::tool_calls(&[(id, tool, args)]))
+fn call(id: &str, name: &str, args: Value) -> MockResponse {
+    MockResponse::sse(chat::tool_calls(&[(id, name, args)]))
 }
 
-fn done() -> MockResponse {
-    MockResponse::sse(chat::text("Done."))
+fn text(t: &str) -> MockResponse {
+    MockResponse::sse(chat::text(t))
 }
 
-fn asked(events: &[EventMsg]) -> usize {
-    count(events, |e| {
-        matches!(
-            e,
-            EventMsg::ExecApprovalRequest { .. } | EventMsg::PatchApprovalRequest { .. }
-        )
-    })
+async fn harness(
+    policy: ApprovalPolicy,
+    interactive: bool,
+    responses: Vec<MockResponse>,
+) -> Harness {
+    start_with(
+        responses,
+        Setup {
+            policy,
+            interactive,
+            ..Setup::default()
+        },
+    )
+    .await
 }
 
-#[tokio::test]
-async fn on_request_runs_workspace_edits_and_read_only_commands_without_asking() {
-    let mut h = start(vec![
-        call(
-            "c1",
-            "write_file",
-            json!({"path": "src/new.rs", "content": "fn a() {}\n"}),
-        ),
-        call(
-            "c2",
-            "shell",
-            json!({"command": "ls src && cat src/new.rs"}),
-        ),
-        done(),
-    ])
-    .await;
-    let events = h.run("go").await;
-    assert_eq!(asked(&events), 0);
-    assert_eq!(
-        h.tool_output(1, "c1"),
-        "Created src/new.rs (10 bytes, 1 line)."
-    );
-    let shell = h.tool_output(2, "c2");
-    assert!(shell.starts_with("Exit code: 0\n"), "{shell}");
-    assert!(shell.contains("new.rs\nfn a() {}"), "{shell}");
-    h.server.assert_no_violations();
-}
-
-#[tokio::test]
-async fn approved_command_runs_and_session_approval_covers_the_same_prefix() {
-    let mut h = start(vec![
-        call(
-            "c1",
-            "shell",
-            json!({"command": "touch one && echo made one"}),
-        ),
-        call("c2", "shell", json!({"command": "touch two"})),
-        call("c3", "shell", json!({"command": "touch one"})),
-        done(),
-    ])
-    .await;
-    h.session.submit(Op::UserInput { text: "go".into() });
+/// Wait for the next approval request; returns its call id and description.
+async fn next_request(h: &mut Harness) -> (String, String) {
     let events = h
-        .until(|e| matches!(e, EventMsg::ExecApprovalRequest { .. }))
+        .until(|e| {
+            matches!(
+                e,
+                EventMsg::ExecApprovalRequest { .. }
+                    | EventMsg::PatchApprovalRequest { .. }
+                    | EventMsg::TaskComplete { .. }
+                    | EventMsg::Error { .. }
+            )
+        })
         .await;
-    let Some(EventMsg::ExecApprovalRequest {
-        call_id,
-        command,
-        cwd,
-        description,
-    }) = events.last()
-    else {
-        unreachable!()
-    };
-    assert_eq!(call_id, "c1");
-    assert_eq!(command, "touch one && echo made one");
-    assert_eq!(cwd, &h.cwd());
-    assert_eq!(description, "Would run `touch one && echo made one`");
-    h.session.submit(Op::ExecApproval {
-        call_id: "c1".into(),
-        decision: ReviewDecision::ApprovedForSession,
+    match events.last() {
+        Some(EventMsg::ExecApprovalRequest {
+            call_id,
+            description,
+            ..
+        })
+        | Some(EventMsg::PatchApprovalRequest {
+            call_id,
+            description,
+            ..
+        }) => (call_id.clone(), description.clone()),
+        other => panic!("expected an approval request, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn untrusted_asks_and_approval_runs_the_command() {
+    let mut h = harness(
+        ApprovalPolicy::Untrusted,
+        true,
+        vec![
+            call("c1", "shell", json!({"command": "echo approved-run"})),
+            text("ok"),
+        ],
+    )
+    .await;
+    h.session.submit(Op::UserInput {
+        text: "run it".into(),
     });
-    // `touch two` has another prefix (`exec:touch two`), so it is asked; `touch one` is not.
-    let events = h
-        .until(|e| matches!(e, EventMsg::ExecApprovalRequest { .. }))
-        .await;
+    let (call_id, description) = next_request(&mut h).await;
+    assert_eq!(call_id, "c1");
     assert!(
-        matches!(events.last(), Some(EventMsg::ExecApprovalRequest { call_id, .. }) if call_id == "c2")
+        description.starts_with("Would run `echo approved-run`"),
+        "{description}"
     );
     h.session.submit(Op::ExecApproval {
-        call_id: "c2".into(),
+        call_id,
         decision: ReviewDecision::Approved,
     });
     let events = h.until_task_end().await;
-    assert_eq!(asked(&events), 0, "touch one was approved for the session");
-    assert!(h.cwd().join("one").exists() && h.cwd().join("two").exists());
-    assert!(h.tool_output(1, "c1").contains("made one"));
+    assert!(matches!(events.last(), Some(EventMsg::TaskComplete { .. })));
+    assert!(h.tool_output(1, "c1").contains("approved-run"));
     h.server.assert_no_violations();
 }
 
 #[tokio::test]
-async fn denied_patch_tells_the_model_and_writes_nothing() {
-    let outside = tempfile::tempdir().unwrap();
-    let target = outside.path().join("notes.txt");
-    let mut h = start(vec![
-        call(
-            "c1",
-            "write_file",
-            json!({"path": target, "content": "x\n"}),
-        ),
-        done(),
-    ])
+async fn denial_tells_the_model_and_nothing_runs() {
+    let mut h = harness(
+        ApprovalPolicy::Untrusted,
+        true,
+        vec![
+            call("c1", "shell", json!({"command": "touch created-by-shell"})),
+            text("ok"),
+        ],
+    )
     .await;
-    h.session.submit(Op::UserInput { text: "go".into() });
-    let events = h
-        .until(|e| matches!(e, EventMsg::PatchApprovalRequest { .. }))
-        .await;
-    let Some(EventMsg::PatchApprovalRequest {
-        paths,
-        diff,
-        description,
-        ..
-    }) = events.last()
-    else {
-        unreachable!()
-    };
-    assert_eq!(paths, &vec![target.clone()]);
-    assert!(diff.contains("+x"), "{diff}");
-    assert_eq!(
-        description,
-        &format!("Would write {} (1 line)", target.display())
-    );
-    h.session.submit(Op::PatchApproval {
-        call_id: "c1".into(),
+    h.session.submit(Op::UserInput {
+        text: "run it".into(),
+    });
+    let (call_id, _) = next_request(&mut h).await;
+    h.session.submit(Op::ExecApproval {
+        call_id,
         decision: ReviewDecision::Denied {
-            feedback: Some("not there".into()),
+            feedback: Some("use the Makefile".into()),
         },
     });
     h.until_task_end().await;
@@ -150,22 +118,63 @@ async fn denied_patch_tells_the_model_and_writes_nothing() {
         output.starts_with("The user declined this call, so it was not run."),
         "{output}"
     );
-    assert!(output.ends_with("User feedback: not there"));
-    assert!(!target.exists());
+    assert!(output.contains("Do not retry the same call"), "{output}");
+    assert!(
+        output.ends_with("User feedback: use the Makefile"),
+        "{output}"
+    );
+    assert!(!h.cwd().join("created-by-shell").exists());
+}
+
+#[tokio::test]
+async fn approved_for_session_is_not_asked_again() {
+    let mut h = harness(
+        ApprovalPolicy::Untrusted,
+        true,
+        vec![
+            call("c1", "shell", json!({"command": "echo one"})),
+            call("c2", "shell", json!({"command": "echo one"})),
+            text("ok"),
+        ],
+    )
+    .await;
+    h.session.submit(Op::UserInput {
+        text: "run twice".into(),
+    });
+    let (call_id, _) = next_request(&mut h).await;
+    h.session.submit(Op::ExecApproval {
+        call_id,
+        decision: ReviewDecision::ApprovedForSession,
+    });
+    let events = h.until_task_end().await;
+    assert!(
+        matches!(events.last(), Some(EventMsg::TaskComplete { .. })),
+        "{events:?}"
+    );
+    assert_eq!(
+        count(
+            &h.events.iter().map(|e| e.msg.clone()).collect::<Vec<_>>(),
+            |e| matches!(e, EventMsg::ExecApprovalRequest { .. })
+        ),
+        1
+    );
+    assert!(h.tool_output(2, "c2").contains("one"));
 }
 
 #[tokio::test]
 async fn abort_stops_the_turn() {
-    let mut h = start(vec![
-        call("c1", "shell", json!({"command": "cargo build"})),
-        done(),
-    ])
+    let mut h = harness(
+        ApprovalPolicy::Untrusted,
+        true,
+        vec![call("c1", "shell", json!({"command": "echo never"}))],
+    )
     .await;
-    h.session.submit(Op::UserInput { text: "go".into() });
-    h.until(|e| matches!(e, EventMsg::ExecApprovalRequest { .. }))
-        .await;
+    h.session.submit(Op::UserInput {
+        text: "run it".into(),
+    });
+    let (call_id, _) = next_request(&mut h).await;
     h.session.submit(Op::ExecApproval {
-        call_id: "c1".into(),
+        call_id,
         decision: ReviewDecision::Abort,
     });
     let events = h.until_task_end().await;
@@ -175,110 +184,98 @@ async fn abort_stops_the_turn() {
             reason: TurnAbortReason::ApprovalAborted
         })
     ));
+    assert_eq!(h.server.requests().len(), 1);
 }
 
 #[tokio::test]
-async fn headless_untrusted_denies_and_never_runs_everything() {
-    let untrusted = Setup {
-        policy: ApprovalPolicy::Untrusted,
-        interactive: false,
-        ..Setup::default()
-    };
-    let mut h = start_with(
+async fn headless_run_denies_and_says_how_to_allow() {
+    let mut h = harness(
+        ApprovalPolicy::Untrusted,
+        false,
+        vec![
+            call("c1", "shell", json!({"command": "touch nope"})),
+            text("ok"),
+        ],
+    )
+    .await;
+    let events = h.run("run it").await;
+    assert!(matches!(events.last(), Some(EventMsg::TaskComplete { .. })));
+    assert_eq!(
+        count(&events, |e| matches!(
+            e,
+            EventMsg::ExecApprovalRequest { .. }
+        )),
+        0
+    );
+    let output = h.tool_output(1, "c1");
+    assert!(
+        output.contains("no user is available to approve it"),
+        "{output}"
+    );
+    assert!(output.contains("--approval never"), "{output}");
+    assert!(!h.cwd().join("nope").exists());
+}
+
+#[tokio::test]
+async fn on_request_runs_read_only_commands_and_asks_for_the_rest() {
+    let mut h = harness(
+        ApprovalPolicy::OnRequest,
+        true,
+        vec![
+            call("c1", "shell", json!({"command": "ls"})),
+            call("c2", "shell", json!({"command": "touch made"})),
+            text("ok"),
+        ],
+    )
+    .await;
+    h.session.submit(Op::UserInput {
+        text: "look then touch".into(),
+    });
+    let (call_id, description) = next_request(&mut h).await;
+    assert_eq!(call_id, "c2", "ls must not be asked about ({description})");
+    h.session.submit(Op::ExecApproval {
+        call_id,
+        decision: ReviewDecision::Approved,
+    });
+    h.until_task_end().await;
+    assert!(h.cwd().join("made").exists());
+}
+
+#[tokio::test]
+async fn writes_outside_the_workspace_ask_under_on_request() {
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("x.txt");
+    let mut h = harness(
+        ApprovalPolicy::OnRequest,
+        true,
         vec![
             call(
                 "c1",
-                "edit_file",
-                json!({"path": "a.txt", "old_string": "a", "new_string": "b"}),
+                "write_file",
+                json!({"path": "inside.txt", "content": "a\n"}),
             ),
-            done(),
-        ],
-        untrusted,
-    )
-    .await;
-    std::fs::write(h.cwd().join("a.txt"), "a\n").unwrap();
-    let events = h.run("go").await;
-    assert_eq!(asked(&events), 0);
-    let output = h.tool_output(1, "c1");
-    assert!(
-        output.starts_with("This call needs the user's approval, but no user is available"),
-        "{output}"
-    );
-    assert!(output.contains("Would edit a.txt (+1 -1)"), "{output}");
-    assert_eq!(
-        std::fs::read_to_string(h.cwd().join("a.txt")).unwrap(),
-        "a\n"
-    );
-
-    let never = Setup {
-        policy: ApprovalPolicy::Never,
-        interactive: false,
-        ..Setup::default()
-    };
-    let patch = "*** Begin Patch\n*** Add File: b.txt\n+new\n*** Update File: a.txt\n@@\n-a\n+A\n*** End Patch";
-    let mut h = start_with(
-        vec![
-            call("c1", "apply_patch", json!({"input": patch})),
             call(
                 "c2",
-                "shell",
-                json!({"command": "rm b.txt && echo removed"}),
+                "write_file",
+                json!({"path": target, "content": "b\n"}),
             ),
-            done(),
+            text("ok"),
         ],
-        never,
     )
     .await;
-    std::fs::write(h.cwd().join("a.txt"), "a\n").unwrap();
-    let events = h.run("go").await;
-    assert_eq!(asked(&events), 0);
-    assert_eq!(
-        h.tool_output(1, "c1"),
-        "Success. Updated the following files:\nA b.txt\nM a.txt"
-    );
-    assert!(h.tool_output(2, "c2").contains("removed"));
-    assert_eq!(
-        std::fs::read_to_string(h.cwd().join("a.txt")).unwrap(),
-        "A\n"
-    );
-    assert!(!h.cwd().join("b.txt").exists());
-}
-
-#[tokio::test]
-async fn failures_reach_the_model_as_messages() {
-    let mut h = start(vec![
-        call(
-            "c1",
-            "edit_file",
-            json!({"path": "a.txt", "old_string": "zzz", "new_string": "y"}),
-        ),
-        call(
-            "c2",
-            "write_file",
-            json!({"path": ".git/config", "content": "x"}),
-        ),
-        call("c3", "read_file", json!({"path": "missing.rs"})),
-        done(),
-    ])
-    .await;
-    std::fs::write(h.cwd().join("a.txt"), "a\n").unwrap();
-    let events = h.run("go").await;
-    assert_eq!(
-        asked(&events),
-        0,
-        "bad calls are answered before anyone is asked"
-    );
+    h.session.submit(Op::UserInput {
+        text: "write".into(),
+    });
+    let (call_id, description) = next_request(&mut h).await;
+    assert_eq!(call_id, "c2", "{description}");
     assert!(
-        h.tool_output(1, "c1")
-            .starts_with("old_string was not found in a.txt.")
+        h.cwd().join("inside.txt").exists(),
+        "inside the workspace runs without asking"
     );
-    assert!(
-        h.tool_output(2, "c2")
-            .starts_with("Refusing to write .git/config")
-    );
-    assert!(
-        h.tool_output(3, "c3")
-            .starts_with("File not found: missing.rs.")
-    );
-    h.server.assert_no_violations();
+    h.session.submit(Op::PatchApproval {
+        call_id,
+        decision: ReviewDecision::Denied { feedback: None },
+    });
+    h.until_task_end().await;
+    assert!(!target.exists());
 }

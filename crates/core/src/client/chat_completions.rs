@@ -6,12 +6,15 @@
 
 use super::sse::{SseDecoder, SseEvent, decode};
 use super::{
-    ClientError, ModelClient, ModelRequest, ResponseEvent, ResponseStream, Usage, endpoint,
+    Auth, ClientError, ModelClient, ModelRequest, ResponseEvent, ResponseStream, Usage, endpoint,
+    send,
 };
 use crate::config::ProviderInfo;
 use crate::history::{ResponseItem, Role};
 use async_trait::async_trait;
+use serde::Deserialize;
 use serde_json::{Value, json};
+use std::borrow::Cow;
 use std::collections::VecDeque;
 
 /// Client for `wire_api = "chat"`.
@@ -31,35 +34,17 @@ impl ChatClient {
 impl ModelClient for ChatClient {
     async fn stream(&self, request: &ModelRequest) -> Result<ResponseStream, ClientError> {
         let url = endpoint(&self.provider, "chat/completions");
-        let mut builder = self
-            .http
-            .post(&url)
-            .header("content-type", "application/json")
-            .header("accept", "text/event-stream")
-            .body(request_body(request).to_string());
-        if let Some(key) = &self.provider.api_key {
-            builder = builder.bearer_auth(key);
-        }
-        for (name, value) in &self.provider.headers {
-            builder = builder.header(name, value);
-        }
-        let response = builder
-            .send()
-            .await
-            .map_err(|e| ClientError::from_reqwest(&self.provider, &url, &e))?;
-        let status = response.status();
-        if !status.is_success() {
-            let headers = response.headers().clone();
-            let body = response.text().await.unwrap_or_default();
-            return Err(ClientError::from_status(
-                &self.provider,
-                &url,
-                &request.model,
-                status.as_u16(),
-                &headers,
-                &body,
-            ));
-        }
+        let body = request_body(request).to_string();
+        let response = send(
+            &self.http,
+            &self.provider,
+            &url,
+            &request.model,
+            Auth::Bearer,
+            &[],
+            body,
+        )
+        .await?;
         Ok(decode(
             response.bytes_stream(),
             ChatDecoder::default(),
@@ -163,6 +148,49 @@ pub struct ChatDecoder {
 }
 
 impl ChatDecoder {
+    fn on_delta(
+        &mut self,
+        delta: Delta<'_>,
+        out: &mut VecDeque<ResponseEvent>,
+    ) -> Result<(), ClientError> {
+        if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
+            self.text.push_str(&text);
+            out.push_back(ResponseEvent::OutputTextDelta(text.into_owned()));
+        }
+        if let Some(text) = delta
+            .reasoning_content
+            .or(delta.reasoning)
+            .filter(|t| !t.is_empty())
+        {
+            self.reasoning.push_str(&text);
+            out.push_back(ResponseEvent::ReasoningDelta(text.into_owned()));
+        }
+        for call in delta.tool_calls.into_iter().flatten() {
+            let index = call.index.unwrap_or(0) as usize;
+            if index > 1024 {
+                return Err(ClientError::Protocol(format!(
+                    "tool call index {index} is out of range"
+                )));
+            }
+            if self.calls.len() <= index {
+                self.calls.resize_with(index + 1, PartialCall::default);
+            }
+            let slot = &mut self.calls[index];
+            if let Some(id) = call.id.filter(|id| !id.is_empty()) {
+                slot.id = Some(id.into_owned());
+            }
+            if let Some(function) = call.function {
+                if let Some(name) = function.name {
+                    slot.name.push_str(&name);
+                }
+                if let Some(args) = function.arguments {
+                    slot.arguments.push_str(&args);
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn complete(&mut self, out: &mut VecDeque<ResponseEvent>) {
         if self.completed {
             return;
@@ -193,10 +221,68 @@ impl ChatDecoder {
     }
 }
 
+// The chunk shapes, typed and borrowing from the event so a delta costs one small parse and
+// no intermediate JSON tree; `Cow` borrows unless the text contained escapes.
+#[derive(Deserialize)]
+struct Chunk<'a> {
+    #[serde(default, borrow)]
+    choices: Vec<Choice<'a>>,
+    #[serde(default)]
+    usage: Option<ChunkUsage>,
+    #[serde(default)]
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct Choice<'a> {
+    #[serde(default, borrow)]
+    delta: Option<Delta<'a>>,
+    #[serde(default, borrow)]
+    finish_reason: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct Delta<'a> {
+    #[serde(default, borrow)]
+    content: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    reasoning_content: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    reasoning: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    tool_calls: Option<Vec<ToolCallDelta<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct ToolCallDelta<'a> {
+    #[serde(default)]
+    index: Option<u64>,
+    #[serde(default, borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    function: Option<FunctionDelta<'a>>,
+}
+
+#[derive(Deserialize)]
+struct FunctionDelta<'a> {
+    #[serde(default, borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    arguments: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct ChunkUsage {
+    #[serde(default)]
+    prompt_tokens: Option<u64>,
+    #[serde(default)]
+    completion_tokens: Option<u64>,
+}
+
 impl SseDecoder for ChatDecoder {
     fn on_event(
         &mut self,
-        event: &SseEvent,
+        event: &SseEvent<'_>,
         out: &mut VecDeque<ResponseEvent>,
     ) -> Result<(), ClientError> {
         let data = event.data.trim();
@@ -207,75 +293,32 @@ impl SseDecoder for ChatDecoder {
             self.complete(out);
             return Ok(());
         }
-        let chunk: Value = serde_json::from_str(data)
+        let chunk: Chunk<'_> = serde_json::from_str(data)
             .map_err(|e| ClientError::Protocol(format!("bad chunk JSON ({e})")))?;
-        if let Some(error) = chunk.get("error") {
+        if let Some(error) = chunk.error {
             let message = error
                 .get("message")
                 .and_then(Value::as_str)
                 .unwrap_or("unknown error");
-            let lower = error.to_string().to_ascii_lowercase();
-            if lower.contains("context_length_exceeded") {
-                return Err(ClientError::ContextLengthExceeded);
-            }
-            return Err(ClientError::Stream {
-                message: format!("the server reported an error mid-stream: {message}"),
-                retryable: !lower.contains("invalid_request"),
-            });
+            let code = error
+                .get("code")
+                .or_else(|| error.get("type"))
+                .and_then(Value::as_str);
+            return Err(ClientError::from_stream_error(code, message));
         }
-        if let Some(usage) = chunk.get("usage").filter(|u| !u.is_null()) {
+        if let Some(usage) = chunk.usage {
             self.usage = Some(Usage {
-                input_tokens: usage["prompt_tokens"].as_u64().unwrap_or(0),
-                output_tokens: usage["completion_tokens"].as_u64().unwrap_or(0),
+                input_tokens: usage.prompt_tokens.unwrap_or(0),
+                output_tokens: usage.completion_tokens.unwrap_or(0),
             });
         }
-        let Some(choice) = chunk.get("choices").and_then(|c| c.get(0)) else {
+        let Some(choice) = chunk.choices.into_iter().next() else {
             return Ok(());
         };
-        let delta = &choice["delta"];
-        if let Some(text) = delta.get("content").and_then(Value::as_str)
-            && !text.is_empty()
-        {
-            self.text.push_str(text);
-            out.push_back(ResponseEvent::OutputTextDelta(text.to_string()));
+        if let Some(delta) = choice.delta {
+            self.on_delta(delta, out)?;
         }
-        let reasoning = delta
-            .get("reasoning_content")
-            .or_else(|| delta.get("reasoning"))
-            .and_then(Value::as_str);
-        if let Some(text) = reasoning
-            && !text.is_empty()
-        {
-            self.reasoning.push_str(text);
-            out.push_back(ResponseEvent::ReasoningDelta(text.to_string()));
-        }
-        if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
-            for call in calls {
-                let index = call["index"].as_u64().unwrap_or(0) as usize;
-                if index > 1024 {
-                    return Err(ClientError::Protocol(format!(
-                        "tool call index {index} is out of range"
-                    )));
-                }
-                if self.calls.len() <= index {
-                    self.calls.resize_with(index + 1, PartialCall::default);
-                }
-                let slot = &mut self.calls[index];
-                if let Some(id) = call.get("id").and_then(Value::as_str)
-                    && !id.is_empty()
-                {
-                    slot.id = Some(id.to_string());
-                }
-                let function = &call["function"];
-                if let Some(name) = function.get("name").and_then(Value::as_str) {
-                    slot.name.push_str(name);
-                }
-                if let Some(args) = function.get("arguments").and_then(Value::as_str) {
-                    slot.arguments.push_str(args);
-                }
-            }
-        }
-        if choice.get("finish_reason").is_some_and(|r| !r.is_null()) {
+        if choice.finish_reason.is_some() {
             self.finished = true;
         }
         Ok(())

@@ -39,6 +39,8 @@ pub enum ClientError {
         message: String,
         /// Whether trying again may help.
         retryable: bool,
+        /// The delay the server asked for ("try again in 1.5s"), when it gave one.
+        retry_after: Option<Duration>,
     },
     /// The conversation no longer fits the model's context window.
     #[error(
@@ -65,7 +67,7 @@ impl ClientError {
     /// The server's requested delay, if it gave one.
     pub fn retry_after(&self) -> Option<Duration> {
         match self {
-            Self::Http { retry_after, .. } => *retry_after,
+            Self::Http { retry_after, .. } | Self::Stream { retry_after, .. } => *retry_after,
             _ => None,
         }
     }
@@ -111,6 +113,7 @@ impl ClientError {
                 provider.name
             ),
             429 => format!("{url} is rate limiting requests (429): {detail}"),
+            529 => format!("{url} is overloaded (529): {detail}"),
             s => format!("{url} answered {s}: {detail}"),
         };
         let retryable =
@@ -120,6 +123,65 @@ impl ClientError {
             message,
             retry_after: retry_after(headers),
             retryable,
+        }
+    }
+
+    /// Classify an error the server reported inside a stream (Responses' `response.failed` and
+    /// `error` events, Anthropic's `error` event, a Chat Completions `error` chunk) by its code.
+    ///
+    /// Unknown codes count as transient: the stream retry budget bounds the cost of being wrong.
+    pub fn from_stream_error(code: Option<&str>, message: &str) -> Self {
+        let code = code.unwrap_or("");
+        let lower = message.to_ascii_lowercase();
+        if code == "context_length_exceeded"
+            || lower.contains("context window")
+            || lower.contains("maximum context length")
+            || lower.contains("prompt is too long")
+        {
+            return Self::ContextLengthExceeded;
+        }
+        let message = if message.is_empty() {
+            "no details given"
+        } else {
+            message
+        };
+        let (text, retryable) = match code {
+            "insufficient_quota" => (
+                format!(
+                    "the account is out of quota ({code}): {message}; check your plan and billing"
+                ),
+                false,
+            ),
+            "rate_limit_exceeded" | "rate_limit_error" => (
+                format!("the server is rate limiting requests: {message}"),
+                true,
+            ),
+            "overloaded_error" => (format!("the server is overloaded: {message}"), true),
+            "invalid_prompt"
+            | "invalid_request_error"
+            | "invalid_request"
+            | "authentication_error"
+            | "permission_error"
+            | "not_found_error"
+            | "request_too_large"
+            | "invalid_api_key"
+            | "model_not_found" => (
+                format!("the server rejected the request ({code}): {message}"),
+                false,
+            ),
+            "" => (
+                format!("the server reported an error mid-stream: {message}"),
+                true,
+            ),
+            _ => (
+                format!("the server reported an error mid-stream ({code}): {message}"),
+                true,
+            ),
+        };
+        Self::Stream {
+            message: text,
+            retryable,
+            retry_after: retryable.then(|| delay_in_message(&lower)).flatten(),
         }
     }
 
@@ -194,6 +256,24 @@ fn error_detail(body: &str) -> String {
     }
 }
 
+/// OpenAI's rate-limit messages say "Please try again in 1.5s" (or "in 250ms").
+fn delay_in_message(lower: &str) -> Option<Duration> {
+    let rest = &lower[lower.find("try again in ")? + "try again in ".len()..];
+    let number_len = rest
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(rest.len());
+    let value: f64 = rest[..number_len].parse().ok()?;
+    let unit = rest[number_len..].trim_start();
+    let millis = if unit.starts_with("ms") {
+        value
+    } else if unit.starts_with('s') {
+        value * 1000.0
+    } else {
+        return None;
+    };
+    Some(Duration::from_millis(millis.max(0.0) as u64))
+}
+
 /// Parse `retry-after-ms` (milliseconds) or `Retry-After` (seconds).
 fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
     let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
@@ -260,6 +340,47 @@ mod tests {
         );
         assert!(err.is_retryable());
         assert!(err.to_string().contains("HTML page"), "{err}");
+    }
+
+    #[test]
+    fn stream_error_codes_are_classified() {
+        assert_eq!(
+            ClientError::from_stream_error(Some("context_length_exceeded"), "too long"),
+            ClientError::ContextLengthExceeded
+        );
+        let quota = ClientError::from_stream_error(Some("insufficient_quota"), "pay up");
+        assert!(!quota.is_retryable());
+        assert!(quota.to_string().contains("billing"), "{quota}");
+        let limited = ClientError::from_stream_error(
+            Some("rate_limit_exceeded"),
+            "Rate limit reached. Please try again in 1.5s. Visit ...",
+        );
+        assert!(limited.is_retryable());
+        assert_eq!(limited.retry_after(), Some(Duration::from_millis(1500)));
+        let ms = ClientError::from_stream_error(Some("rate_limit_exceeded"), "try again in 250ms");
+        assert_eq!(ms.retry_after(), Some(Duration::from_millis(250)));
+        assert!(
+            ClientError::from_stream_error(Some("overloaded_error"), "Overloaded").is_retryable()
+        );
+        assert!(ClientError::from_stream_error(Some("server_error"), "oops").is_retryable());
+        assert!(!ClientError::from_stream_error(Some("invalid_prompt"), "no").is_retryable());
+    }
+
+    #[test]
+    fn overloaded_529_is_retried() {
+        let err = ClientError::from_status(
+            &openai(),
+            "u",
+            "m",
+            529,
+            &HeaderMap::new(),
+            r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+        );
+        assert!(err.is_retryable());
+        assert!(
+            err.to_string().contains("overloaded (529): Overloaded"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -81,7 +81,11 @@ pub fn client_for(config: &Config, provider: &ProviderInfo) -> Arc<dyn ModelClie
             http,
             config.reasoning_effort.clone(),
         )),
-        WireApi::Anthropic => Arc::new(anthropic::AnthropicClient::new(provider.clone(), http)),
+        WireApi::Anthropic => Arc::new(anthropic::AnthropicClient::new(
+            provider.clone(),
+            http,
+            config.reasoning_effort.clone(),
+        )),
     }
 }
 
@@ -97,4 +101,90 @@ fn http_client(provider: &ProviderInfo) -> reqwest::Client {
 /// Join a provider base URL and an endpoint path.
 pub(crate) fn endpoint(provider: &ProviderInfo, path: &str) -> String {
     format!("{}/{}", provider.base_url, path.trim_start_matches('/'))
+}
+
+/// How a wire format authenticates.
+pub(crate) enum Auth {
+    /// `Authorization: Bearer KEY` (OpenAI and compatible servers).
+    Bearer,
+    /// `x-api-key: KEY` (Anthropic).
+    XApiKey,
+}
+
+/// POST `body` to `url` and return the response once the server answered 2xx.
+///
+/// `defaults` are the wire format's own headers; the provider's `headers` table replaces any
+/// of them by name, so a proxy or a beta header can be configured without code. Waiting for
+/// the response head is bounded by the idle timeout: a server that accepts the connection and
+/// then says nothing must not hang the session.
+pub(crate) async fn send(
+    http: &reqwest::Client,
+    provider: &ProviderInfo,
+    url: &str,
+    model: &str,
+    auth: Auth,
+    defaults: &[(&str, &str)],
+    body: String,
+) -> Result<reqwest::Response, ClientError> {
+    use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+    let mut headers = HeaderMap::new();
+    headers.insert("content-type", HeaderValue::from_static("application/json"));
+    headers.insert("accept", HeaderValue::from_static("text/event-stream"));
+    let key = provider.api_key.as_deref().map(|k| match auth {
+        Auth::Bearer => ("authorization", format!("Bearer {k}")),
+        Auth::XApiKey => ("x-api-key", k.to_string()),
+    });
+    let configured = provider
+        .headers
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_str()));
+    let key = key.as_ref().map(|(n, v)| (*n, v.as_str()));
+    for (name, value) in defaults.iter().copied().chain(key).chain(configured) {
+        let bad = |what: &str| ClientError::Transport {
+            message: format!(
+                "providers.{}.headers has an invalid header {what} for `{name}`; fix it in config.toml",
+                provider.id
+            ),
+            retryable: false,
+        };
+        let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| bad("name"))?;
+        let value = HeaderValue::from_str(value).map_err(|_| bad("value"))?;
+        headers.insert(name, value);
+    }
+    let request = http.post(url).headers(headers).body(body).send();
+    let response = match tokio::time::timeout(provider.idle_timeout, request).await {
+        Ok(result) => result.map_err(|e| ClientError::from_reqwest(provider, url, &e))?,
+        Err(_) => return Err(ClientError::IdleTimeout(provider.idle_timeout)),
+    };
+    let status = response.status();
+    if status.is_success() {
+        return Ok(response);
+    }
+    let headers = response.headers().clone();
+    let body = error_body(response, provider.idle_timeout).await;
+    Err(ClientError::from_status(
+        provider,
+        url,
+        model,
+        status.as_u16(),
+        &headers,
+        &body,
+    ))
+}
+
+/// The start of an error response's body: enough for the server's message, bounded in size
+/// and time so a huge or stalled error page cannot hold the session.
+async fn error_body(response: reqwest::Response, idle: std::time::Duration) -> String {
+    use futures::StreamExt;
+    const LIMIT: usize = 64 * 1024;
+    let mut body = Vec::new();
+    let mut chunks = response.bytes_stream();
+    while body.len() < LIMIT {
+        match tokio::time::timeout(idle, chunks.next()).await {
+            Ok(Some(Ok(chunk))) => body.extend_from_slice(&chunk),
+            _ => break,
+        }
+    }
+    body.truncate(LIMIT);
+    String::from_utf8_lossy(&body).into_owned()
 }

@@ -1,6 +1,6 @@
 //! `cairn --list-providers`: every provider cairn knows, and which one it chose and why.
 
-use super::{Config, ProviderReason, providers};
+use super::{Config, providers};
 use std::fmt::Write;
 
 /// A short report of the provider table and the choice.
@@ -44,19 +44,9 @@ pub fn describe_providers(config: &Config) -> String {
         let _ = writeln!(out, "{marker}{line}");
     }
     let _ = writeln!(out);
-    let reason = match (&config.provider, &config.provider_reason) {
-        (Some(p), ProviderReason::Configured) => {
-            format!(
-                "Using {} (model {}): set by `provider` in config or on the command line.",
-                p.id, config.model
-            )
-        }
-        (Some(p), ProviderReason::EnvKey(var)) => {
-            format!("Using {} (model {}): {var} is set.", p.id, config.model)
-        }
-        (Some(p), ProviderReason::NoneFound) => format!("Using {} (model {}).", p.id, config.model),
-        (None, _) => super::NO_PROVIDER_GUIDANCE.to_string(),
-    };
-    let _ = writeln!(out, "{reason}");
+    out.push_str(&super::describe_provider_choice(config));
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
     out
 }

@@ -5,11 +5,13 @@
 //! then the error names the file, the line and the key.
 
 mod describe;
+mod detect;
 pub mod providers;
 
 pub use describe::describe_providers;
 
 use cairn_protocol::ApprovalPolicy;
+pub use detect::{LocalOllama, describe_provider_choice, probe_ollama};
 pub use providers::{ProviderInfo, ProviderToml, WireApi};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -74,6 +76,8 @@ pub enum ProviderReason {
     Configured,
     /// An API key variable was set.
     EnvKey(String),
+    /// No key was set and a local Ollama answered (see [`probe_ollama`]).
+    LocalOllama,
     /// Nothing found.
     NoneFound,
 }
@@ -99,6 +103,9 @@ pub struct Config {
     pub reasoning_effort: Option<String>,
     /// Every provider table the user wrote (for `/status` and switching).
     pub user_providers: BTreeMap<String, ProviderToml>,
+    /// Look for a local Ollama in the background when the session starts; true when no
+    /// provider was chosen from config or environment.
+    pub detect_local: bool,
 }
 
 /// A config file or override that could not be understood.
@@ -198,6 +205,7 @@ impl Config {
             .clone()
             .or_else(|| provider.as_ref().map(|p| p.default_model.clone()))
             .unwrap_or_else(|| "gpt-5.1".to_string());
+        let detect_local = provider.is_none();
         Ok(Self {
             cairn_home,
             cwd,
@@ -208,6 +216,7 @@ impl Config {
             planning: parsed.tools.planning.unwrap_or_default(),
             reasoning_effort: parsed.reasoning_effort,
             user_providers: parsed.providers,
+            detect_local,
         })
     }
 
@@ -236,6 +245,7 @@ impl Config {
             planning: PlanningStyle::Checklist,
             reasoning_effort: None,
             user_providers: BTreeMap::new(),
+            detect_local: false,
         }
     }
 }

@@ -108,7 +108,7 @@ const BUILT_IN: &[BuiltInRow] = &[
     (
         "openai",
         "OpenAI",
-        WireApi::Chat,
+        WireApi::Responses,
         "https://api.openai.com/v1",
         Some("OPENAI_API_KEY"),
         "gpt-5.1",

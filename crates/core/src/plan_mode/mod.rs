@@ -64,7 +64,7 @@ impl PlanModeState {
                 plans_dir.display()
             )
         })?;
-        let path = dir.join(plan_file_name(&self.conversation_id, now));
+        let path = self.unused_plan_path(&dir, now);
         if let Some(old) = self.plan_file_path.take() {
             self.reentry_reminder_pending = self.has_exited;
             self.previous_plan_file = Some(old);
@@ -72,6 +72,20 @@ impl PlanModeState {
         self.plan_file_path = Some(path.clone());
         self.active = true;
         Ok(path)
+    }
+
+    /// A plan file path that no earlier period used: re-entering within the same second must
+    /// not overwrite the previous plan, so a `_2`, `_3`, ... suffix is added when needed.
+    fn unused_plan_path(&self, dir: &Path, now: OffsetDateTime) -> PathBuf {
+        let name = plan_file_name(&self.conversation_id, now);
+        let stem = name.trim_end_matches(".md");
+        let mut candidate = dir.join(&name);
+        let mut n = 2;
+        while candidate.exists() || self.plan_file_path.as_deref() == Some(candidate.as_path()) {
+            candidate = dir.join(format!("{stem}_{n}.md"));
+            n += 1;
+        }
+        candidate
     }
 
     /// Turn plan mode off after the user approved the plan.
@@ -140,6 +154,25 @@ mod tests {
         assert_ne!(first, second);
         assert_eq!(state.previous_plan_file.as_deref(), Some(first.as_path()));
         assert!(state.reentry_reminder_pending);
+    }
+
+    #[test]
+    fn re_entry_in_the_same_second_gets_a_new_file() {
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join("plans");
+        let now = datetime!(2026-11-22 03:04:05 UTC);
+        let mut state = PlanModeState::new("conv");
+        let first = state.enter(&dir, now).unwrap();
+        std::fs::write(&first, "plan one").unwrap();
+        state.approve();
+        let second = state.enter(&dir, now).unwrap();
+        assert_ne!(first, second);
+        assert!(
+            second.ends_with("conv_20261122_030405_2.md"),
+            "{}",
+            second.display()
+        );
+        assert_eq!(std::fs::read_to_string(&first).unwrap(), "plan one");
     }
 
     #[test]

@@ -130,12 +130,16 @@ async fn submission_loop(
         }),
     );
     if config.provider.is_none() {
-        events.send(
-            "",
-            EventMsg::Notice {
-                message: NO_PROVIDER_GUIDANCE.to_string(),
-            },
-        );
+        if config.detect_local {
+            tokio::spawn(announce_local_provider(shared.clone(), events.clone()));
+        } else {
+            events.send(
+                "",
+                EventMsg::Notice {
+                    message: NO_PROVIDER_GUIDANCE.to_string(),
+                },
+            );
+        }
     }
 
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<()>();
@@ -212,6 +216,15 @@ async fn submission_loop(
             }
         }
     }
+}
+
+/// Look for a local provider off the start-up path and say what came of it.
+async fn announce_local_provider(shared: Arc<SessionShared>, events: EventSink) {
+    let message = match shared.detect_local().await {
+        Some(found) => found.notice.clone(),
+        None => NO_PROVIDER_GUIDANCE.to_string(),
+    };
+    events.send("", EventMsg::Notice { message });
 }
 
 fn start_task(

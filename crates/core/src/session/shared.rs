@@ -1,8 +1,8 @@
 //! State shared by the submission loop, the running task and tool calls.
 
 use crate::approval::ApprovalCache;
-use crate::client::ModelClient;
-use crate::config::Config;
+use crate::client::{ModelClient, client_for};
+use crate::config::{Config, probe_ollama};
 use crate::history::ResponseItem;
 use crate::plan_mode::PlanModeState;
 use crate::plans::PlanStore;
@@ -71,12 +71,23 @@ pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// A provider found by local detection after the session started.
+pub struct Detected {
+    /// Its client.
+    pub client: Arc<dyn ModelClient>,
+    /// The line telling the user what was found.
+    pub notice: String,
+}
+
 /// Session state behind an `Arc`.
 pub struct SessionShared {
     /// Configuration the session started with.
     pub config: Config,
     /// The model client, `None` when no provider is configured.
     pub client: Option<Arc<dyn ModelClient>>,
+    /// Result of looking for a local provider when none was configured; use
+    /// [`SessionShared::model_client`] rather than reading this.
+    pub detected: tokio::sync::OnceCell<Option<Detected>>,
     /// False for `cairn exec`: nobody can answer approvals or questions.
     pub interactive: bool,
     /// Conversation id (uuid v7).
@@ -112,6 +123,7 @@ impl SessionShared {
             plan_mode: Mutex::new(PlanModeState::new(conversation_id.clone())),
             conversation_id,
             client,
+            detected: tokio::sync::OnceCell::new(),
             interactive,
             settings: Mutex::new(settings),
             history: Mutex::new(Vec::new()),
@@ -127,5 +139,33 @@ impl SessionShared {
     /// Current settings.
     pub fn settings(&self) -> TurnSettings {
         lock(&self.settings).clone()
+    }
+
+    /// The client to talk to: the configured one, else whatever local detection finds
+    /// (waiting for a detection already under way).
+    pub async fn model_client(&self) -> Option<Arc<dyn ModelClient>> {
+        if let Some(client) = &self.client {
+            return Some(client.clone());
+        }
+        self.detect_local().await.map(|d| d.client.clone())
+    }
+
+    /// Look for a local Ollama once, if the config asks for it; later callers get the first
+    /// caller's result. Switches the session's model to one the server has installed.
+    pub async fn detect_local(&self) -> Option<&Detected> {
+        if self.client.is_some() || !self.config.detect_local {
+            return None;
+        }
+        let detected = self.detected.get_or_init(|| async {
+            let found = probe_ollama(&self.config).await?;
+            lock(&self.settings).model = found.model.clone();
+            let mut config = self.config.clone();
+            found.apply(&mut config);
+            Some(Detected {
+                client: client_for(&config, &found.provider),
+                notice: found.notice(),
+            })
+        });
+        detected.await.as_ref()
     }
 }

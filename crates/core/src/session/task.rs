@@ -42,7 +42,7 @@ impl Task {
 
     pub async fn run(self, text: String) {
         self.emit(EventMsg::TaskStarted);
-        if self.shared.client.is_none() {
+        if self.shared.model_client().await.is_none() {
             self.emit(EventMsg::Error {
                 message: NO_PROVIDER_GUIDANCE.to_string(),
             });
@@ -85,6 +85,7 @@ impl Task {
         // Read once per task: AGENTS.md edits apply from the next message on.
         let instructions = prompt::system_prompt(&self.shared.config);
         loop {
+            crate::plans::reminder::push_if_due(&self.shared);
             let request = self.build_request(&instructions);
             let items = self.stream_with_retries(&request).await?;
             let mut calls = Vec::new();
@@ -148,7 +149,7 @@ impl Task {
     /// Stream one response, retrying transient failures from scratch. Deltas go to the front
     /// end as they arrive; a `stream_error` tells it to drop the partial message.
     async fn stream_with_retries(&self, request: &ModelRequest) -> Result<Vec<ResponseItem>, Stop> {
-        let Some(client) = self.shared.client.clone() else {
+        let Some(client) = self.shared.model_client().await else {
             return Err(Stop::Failed(NO_PROVIDER_GUIDANCE.to_string()));
         };
         let provider = client.provider().clone();

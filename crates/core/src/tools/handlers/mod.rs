@@ -3,6 +3,8 @@
 mod apply_patch;
 mod ask_user_question;
 mod atomic;
+mod complete_plan;
+mod create_plan;
 mod diff;
 mod edit_file;
 mod exit_plan_mode;
@@ -10,12 +12,15 @@ mod glob_files;
 mod grep_files;
 mod list_dir;
 mod paths;
+mod plan_support;
 mod read_file;
+mod read_plan;
 mod shell;
 #[cfg(test)]
 mod test_support;
 mod think;
 mod update_plan;
+mod update_plan_structured;
 mod write_file;
 
 use super::registry::ToolRegistryBuilder;
@@ -36,7 +41,12 @@ pub fn register_checklist_planning(builder: &mut ToolRegistryBuilder) {
 }
 
 /// `create_plan` / `update_plan` (actions) / `complete_plan` / `read_plan`.
-pub fn register_structured_planning(_builder: &mut ToolRegistryBuilder) {}
+pub fn register_structured_planning(builder: &mut ToolRegistryBuilder) {
+    builder.register(create_plan::CreatePlanHandler);
+    builder.register(update_plan_structured::StructuredUpdatePlanHandler);
+    builder.register(complete_plan::CompletePlanHandler);
+    builder.register(read_plan::ReadPlanHandler);
+}
 
 /// Tools that change the workspace.
 pub fn register_mutating(builder: &mut ToolRegistryBuilder) {
