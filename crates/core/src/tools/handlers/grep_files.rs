@@ -213,7 +213,8 @@ fn search_file(
         return WalkState::Quit;
     }
     let mut sink = Collector {
-        shown: paths::display(&path, shared.cwd),
+        path: &path,
+        shown: None,
         rows: Vec::new(),
         binary: false,
         shared,
@@ -223,8 +224,9 @@ fn search_file(
         return WalkState::Continue;
     }
     if sink.rows.iter().any(|r| matches!(r, Row::Match(_))) {
+        let rows = sink.rows;
         let mut files = shared.files.lock().unwrap_or_else(|p| p.into_inner());
-        files.push((path, sink.rows));
+        files.push((path, rows));
     }
     if shared.capped.load(Ordering::Relaxed) {
         WalkState::Quit
@@ -235,23 +237,27 @@ fn search_file(
 
 /// Collects one file's rows.
 struct Collector<'a, 'b> {
-    shown: String,
+    path: &'a Path,
+    /// The path as printed, made on the first row: most files searched have none.
+    shown: Option<String>,
     rows: Vec<Row>,
     binary: bool,
     shared: &'a Shared<'b>,
 }
 
 impl Collector<'_, '_> {
-    fn row(&self, separator: char, line_number: Option<u64>, bytes: &[u8]) -> String {
+    fn row(&mut self, separator: char, line_number: Option<u64>, bytes: &[u8]) -> String {
+        let (path, cwd) = (self.path, self.shared.cwd);
+        let shown = self.shown.get_or_insert_with(|| paths::display(path, cwd));
         let mut bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
         bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
         let cut = bytes.len() > MAX_LINE_BYTES;
         let text = String::from_utf8_lossy(&bytes[..bytes.len().min(MAX_LINE_BYTES)]);
         let line = line_number.unwrap_or(0);
         if cut {
-            format!("{}{separator}{line}{separator}{text} …", self.shown)
+            format!("{shown}{separator}{line}{separator}{text} …")
         } else {
-            format!("{}{separator}{line}{separator}{text}", self.shown)
+            format!("{shown}{separator}{line}{separator}{text}")
         }
     }
 }
