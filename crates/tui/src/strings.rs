@@ -246,3 +246,89 @@ pub fn help(commands: &[(String, &'static str)]) -> String {
     );
     text
 }
+
+/// Verification mark on a structured step.
+pub const VERIFY_MARK: &str = " [verify]";
+/// A plan without steps.
+pub const NO_STEPS: &str = "(no steps)";
+/// Completion card: success.
+pub const PLAN_COMPLETED: &str = "Plan completed";
+/// Completion card: partial success.
+pub const PLAN_PARTLY_COMPLETED: &str = "Plan partly completed";
+/// Completion card: failure.
+pub const PLAN_FAILED: &str = "Plan failed";
+/// Slash popup without matches.
+pub const NO_MATCHING_COMMAND: &str = "  no matching command";
+/// Start of an image's alt text in Markdown.
+pub const IMAGE_OPEN: &str = "[image: ";
+/// First line of /status.
+pub const STATUS_TITLE: &str = "Status";
+/// Row names of /status, in order.
+pub const STATUS_KEYS: [&str; 7] = [
+    "provider",
+    "model",
+    "directory",
+    "approvals",
+    "plan mode",
+    "tokens",
+    "conversation",
+];
+/// /status: plan mode off.
+pub const PLAN_MODE_OFF: &str = "off";
+/// /status: no tokens used yet.
+pub const NO_TOKENS_YET: &str = "none yet";
+
+/// Dependencies of a structured step.
+pub fn step_after(deps: &[String]) -> String {
+    format!(" (after {})", deps.join(", "))
+}
+
+/// A plan note.
+pub fn plan_note(note: &str) -> String {
+    format!("note: {note}")
+}
+
+/// An issue on the completion card.
+pub fn plan_issue(issue: &str) -> String {
+    format!("issue: {issue}")
+}
+
+/// Recommendations on the completion card.
+pub fn plan_next(recommendation: &str) -> String {
+    format!("next: {recommendation}")
+}
+
+/// Step counts on the completion card.
+pub fn completion_counts(done: usize, failed: usize, skipped: usize) -> String {
+    format!(" · {done} done, {failed} failed, {skipped} skipped")
+}
+
+/// A command that exited with a non-zero code.
+pub fn exit_code(code: &str, duration_ms: u64) -> String {
+    format!("exit {code}, {}", duration(duration_ms))
+}
+
+/// A failed tool call.
+pub fn call_failed(duration_ms: u64) -> String {
+    format!("failed, {}", duration(duration_ms))
+}
+
+/// Lines below the viewport while scrolled up.
+pub fn lines_below(count: usize) -> String {
+    format!(" ↓ {count} more lines (End) ")
+}
+
+/// Where a command would run.
+pub fn runs_in(cwd: &Path) -> String {
+    format!("in {}", cwd.display())
+}
+
+/// /status: plan mode on.
+pub fn plan_mode_on(plan_file: &Path) -> String {
+    format!("on ({})", plan_file.display())
+}
+
+/// /status: token use.
+pub fn status_tokens(total: u64, input: u64, output: u64) -> String {
+    format!("{total} total (last request: {input} in, {output} out)")
+}

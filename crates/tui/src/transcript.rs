@@ -275,7 +275,7 @@ impl Transcript {
         }
         let below = self.lines_below();
         if below > 0 {
-            let text = format!(" ↓ {below} more lines (End) ");
+            let text = crate::strings::lines_below(below);
             let width = text.chars().count() as u16;
             if width < area.width {
                 let x = area.x + area.width - width;

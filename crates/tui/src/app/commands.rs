@@ -186,7 +186,7 @@ impl App {
     }
 
     fn status_text(&self) -> String {
-        let mut text = String::from("Status\n");
+        let mut text = format!("{}\n", strings::STATUS_TITLE);
         let provider = self
             .session
             .as_ref()
@@ -198,15 +198,12 @@ impl App {
             .map(|s| s.cwd.display().to_string())
             .unwrap_or_default();
         let plan_mode = match &self.plan_mode {
-            Some(path) => format!("on ({})", path.display()),
-            None => "off".to_string(),
+            Some(path) => strings::plan_mode_on(path),
+            None => strings::PLAN_MODE_OFF.to_string(),
         };
         let tokens = match self.tokens {
-            Some(t) => format!(
-                "{} total (last request: {} in, {} out)",
-                t.total_tokens, t.input_tokens, t.output_tokens
-            ),
-            None => "none yet".to_string(),
+            Some(t) => strings::status_tokens(t.total_tokens, t.input_tokens, t.output_tokens),
+            None => strings::NO_TOKENS_YET.to_string(),
         };
         let conversation = self
             .session
@@ -214,13 +211,16 @@ impl App {
             .map(|s| s.conversation_id.clone())
             .unwrap_or_default();
         for (key, value) in [
-            ("provider", provider),
-            ("model", self.model.clone()),
-            ("directory", cwd),
-            ("approvals", self.approval_policy.as_str().to_string()),
-            ("plan mode", plan_mode),
-            ("tokens", tokens),
-            ("conversation", conversation),
+            (strings::STATUS_KEYS[0], provider),
+            (strings::STATUS_KEYS[1], self.model.clone()),
+            (strings::STATUS_KEYS[2], cwd),
+            (
+                strings::STATUS_KEYS[3],
+                self.approval_policy.as_str().to_string(),
+            ),
+            (strings::STATUS_KEYS[4], plan_mode),
+            (strings::STATUS_KEYS[5], tokens),
+            (strings::STATUS_KEYS[6], conversation),
         ] {
             text.push_str(&format!("  {key:<13}{value}\n"));
         }

@@ -114,7 +114,7 @@ impl ApprovalView {
                     &[Span::raw("  ")],
                 ));
                 lines.extend(wrap_text(
-                    &format!("in {}", cwd.display()),
+                    &strings::runs_in(cwd),
                     theme::dim(),
                     width,
                     &[Span::raw("  ")],

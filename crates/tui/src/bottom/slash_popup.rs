@@ -1,6 +1,7 @@
 //! The slash-command popup above the composer: fuzzy-filtered as you type.
 
 use crate::slash::{self, SlashCommand};
+use crate::strings;
 use crate::theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -77,7 +78,7 @@ impl SlashPopup {
             buf.set_line(
                 area.x,
                 area.y,
-                &Line::from(Span::styled("  no matching command", theme::dim())),
+                &Line::from(Span::styled(strings::NO_MATCHING_COMMAND, theme::dim())),
                 area.width,
             );
             return;

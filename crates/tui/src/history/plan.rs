@@ -26,14 +26,11 @@ fn step_spans(step: &PlanStep, style: Style) -> Vec<Span<'static>> {
     }
     spans.push(Span::styled(step.step.clone(), style));
     if step.is_verification {
-        spans.push(Span::styled(" [verify]", theme::verification()));
+        spans.push(Span::styled(strings::VERIFY_MARK, theme::verification()));
     }
     if !step.depends_on.is_empty() {
         let deps: Vec<String> = step.depends_on.iter().map(u32::to_string).collect();
-        spans.push(Span::styled(
-            format!(" (after {})", deps.join(", ")),
-            theme::dim(),
-        ));
+        spans.push(Span::styled(strings::step_after(&deps), theme::dim()));
     }
     spans
 }
@@ -92,7 +89,13 @@ pub fn plan_cell_lines(plan: &Plan, width: usize) -> Vec<Line<'static>> {
     }
     if plan.plan.is_empty() {
         let prefix = vec![first.take().unwrap_or_else(|| Span::raw(rest))];
-        lines.extend(wrap_text("(no steps)", theme::dim(), width, &prefix, &[]));
+        lines.extend(wrap_text(
+            strings::NO_STEPS,
+            theme::dim(),
+            width,
+            &prefix,
+            &[],
+        ));
     }
     for step in &plan.plan {
         let prefix = vec![first.take().unwrap_or_else(|| Span::raw(rest))];
@@ -100,7 +103,7 @@ pub fn plan_cell_lines(plan: &Plan, width: usize) -> Vec<Line<'static>> {
     }
     for note in &plan.notes {
         lines.extend(wrap_text(
-            &format!("note: {note}"),
+            &strings::plan_note(note),
             theme::dim(),
             width,
             &[Span::raw(rest)],
@@ -119,9 +122,9 @@ fn completion_card(
     width: usize,
 ) -> Vec<Line<'static>> {
     let (label, style) = match completion.status {
-        CompletionStatus::Success => ("Plan completed", theme::success()),
-        CompletionStatus::PartialSuccess => ("Plan partly completed", theme::warning()),
-        CompletionStatus::Failed => ("Plan failed", theme::error()),
+        CompletionStatus::Success => (strings::PLAN_COMPLETED, theme::success()),
+        CompletionStatus::PartialSuccess => (strings::PLAN_PARTLY_COMPLETED, theme::warning()),
+        CompletionStatus::Failed => (strings::PLAN_FAILED, theme::error()),
     };
     let count = |status: PlanStepStatus| plan.plan.iter().filter(|s| s.status == status).count();
     let done = completion
@@ -138,7 +141,7 @@ fn completion_card(
         &[
             Span::styled(label, style.add_modifier(ratatui::style::Modifier::BOLD)),
             Span::styled(
-                format!(" · {done} done, {failed} failed, {skipped} skipped"),
+                strings::completion_counts(done, failed, skipped),
                 theme::dim(),
             ),
         ],
@@ -157,7 +160,7 @@ fn completion_card(
     }
     for issue in &completion.issues_encountered {
         lines.extend(wrap_text(
-            &format!("issue: {issue}"),
+            &strings::plan_issue(issue),
             theme::warning(),
             width,
             &bar,
@@ -166,7 +169,7 @@ fn completion_card(
     }
     if let Some(rec) = &completion.recommendations {
         lines.extend(wrap_text(
-            &format!("next: {rec}"),
+            &strings::plan_next(rec),
             theme::dim(),
             width,
             &bar,

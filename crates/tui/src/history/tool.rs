@@ -63,20 +63,14 @@ impl ToolCallCell {
                 duration_ms,
                 ..
             } => match failed_exit {
-                Some(code) => (
-                    theme::error(),
-                    Some(format!("exit {code}, {}", strings::duration(*duration_ms))),
-                ),
+                Some(code) => (theme::error(), Some(strings::exit_code(code, *duration_ms))),
                 None => (theme::success(), Some(strings::duration(*duration_ms))),
             },
             ToolState::Done {
                 success: false,
                 duration_ms,
                 ..
-            } => (
-                theme::error(),
-                Some(format!("failed, {}", strings::duration(*duration_ms))),
-            ),
+            } => (theme::error(), Some(strings::call_failed(*duration_ms))),
         };
         let mut spans = vec![
             Span::styled("• ", bullet_style),

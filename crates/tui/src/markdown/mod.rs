@@ -7,6 +7,7 @@
 pub mod highlight;
 pub mod stream;
 
+use crate::strings;
 use crate::theme;
 use crate::wrap::{spans_width, wrap_spans};
 use highlight::HighlightCache;
@@ -203,7 +204,8 @@ impl Renderer<'_> {
             }
             Tag::Image { dest_url, .. } => {
                 self.links.push((dest_url.into_string(), self.inline.len()));
-                self.inline.push(Span::styled("[image: ", theme::dim()));
+                self.inline
+                    .push(Span::styled(strings::IMAGE_OPEN, theme::dim()));
                 self.push_style(theme::dim());
             }
             Tag::Table(_) => {
