@@ -198,5 +198,30 @@ pub fn rule() -> Style {
     dim()
 }
 
+/// Markdown: emphasis.
+pub fn emphasis() -> Style {
+    Style::new().add_modifier(Modifier::ITALIC)
+}
+
+/// Markdown: strong emphasis.
+pub fn strong() -> Style {
+    Style::new().add_modifier(Modifier::BOLD)
+}
+
+/// Markdown: strikethrough.
+pub fn strikethrough() -> Style {
+    Style::new().add_modifier(Modifier::CROSSED_OUT)
+}
+
+/// A highlighted code token (colour from the syntect theme).
+pub fn syntax(r: u8, g: u8, b: u8) -> Style {
+    Style::new().fg(Color::Rgb(r, g, b))
+}
+
+/// A status glyph keeps its step's colour but is never crossed out.
+pub fn glyph(step: Style) -> Style {
+    step.remove_modifier(Modifier::CROSSED_OUT)
+}
+
 /// Name of the syntect theme used for code blocks.
 pub const SYNTAX_THEME: &str = "base16-ocean.dark";

@@ -45,10 +45,7 @@ fn step_lines(
     let (glyph, style) = step_glyph(step.status);
     let mut first_prefix = first.to_vec();
     // The glyph keeps the status colour but is never crossed out.
-    first_prefix.push(Span::styled(
-        format!("{glyph} "),
-        style.remove_modifier(ratatui::style::Modifier::CROSSED_OUT),
-    ));
+    first_prefix.push(Span::styled(format!("{glyph} "), theme::glyph(style)));
     let rest_prefix = vec![Span::raw(format!("{rest}  "))];
     let mut lines = wrap_spans(&step_spans(step, style), width, &first_prefix, &rest_prefix);
     let detail_first = [Span::styled(format!("{rest}  ↳ "), theme::dim())];
@@ -139,7 +136,7 @@ fn completion_card(
     let bar = [Span::styled("  │ ", style)];
     let mut lines = wrap_spans(
         &[
-            Span::styled(label, style.add_modifier(ratatui::style::Modifier::BOLD)),
+            Span::styled(label, style.patch(theme::bold())),
             Span::styled(
                 strings::completion_counts(done, failed, skipped),
                 theme::dim(),
@@ -198,10 +195,7 @@ pub fn pinned_lines(plan: &Plan, width: usize, max_steps: usize) -> Vec<Line<'st
         .min(plan.plan.len().saturating_sub(max_steps));
     for step in plan.plan.iter().skip(start).take(max_steps) {
         let (glyph, style) = step_glyph(step.status);
-        let mut spans = vec![Span::styled(
-            format!(" {glyph} "),
-            style.remove_modifier(ratatui::style::Modifier::CROSSED_OUT),
-        )];
+        let mut spans = vec![Span::styled(format!(" {glyph} "), theme::glyph(style))];
         spans.extend(step_spans(step, style));
         lines.push(crate::wrap::truncate_line(Line::from(spans), width));
     }

@@ -5,7 +5,6 @@
 //! need.
 
 use crate::theme;
-use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -83,10 +82,7 @@ fn highlight_uncached(lang: &str, code: &str) -> Option<Vec<Line<'static>>> {
                 let text = text.trim_end_matches(['\n', '\r']);
                 (!text.is_empty()).then(|| {
                     let fg = style.foreground;
-                    Span::styled(
-                        text.to_string(),
-                        Style::new().fg(Color::Rgb(fg.r, fg.g, fg.b)),
-                    )
+                    Span::styled(text.to_string(), theme::syntax(fg.r, fg.g, fg.b))
                 })
             })
             .collect();

@@ -12,7 +12,7 @@ use crate::theme;
 use crate::wrap::{spans_width, wrap_spans};
 use highlight::HighlightCache;
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
-use ratatui::style::{Modifier, Style};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 /// Render `src` at `width` columns. `complete` is false while the message still streams: a
@@ -195,9 +195,9 @@ impl Renderer<'_> {
                     used: false,
                 });
             }
-            Tag::Emphasis => self.push_style(Style::new().add_modifier(Modifier::ITALIC)),
-            Tag::Strong => self.push_style(Style::new().add_modifier(Modifier::BOLD)),
-            Tag::Strikethrough => self.push_style(Style::new().add_modifier(Modifier::CROSSED_OUT)),
+            Tag::Emphasis => self.push_style(theme::emphasis()),
+            Tag::Strong => self.push_style(theme::strong()),
+            Tag::Strikethrough => self.push_style(theme::strikethrough()),
             Tag::Link { dest_url, .. } => {
                 self.links.push((dest_url.into_string(), self.inline.len()));
                 self.push_style(theme::link());
@@ -419,6 +419,7 @@ pub(crate) fn plain(lines: &[Line<'_>]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ratatui::style::Modifier;
 
     fn md(src: &str, width: usize) -> Vec<String> {
         plain(&render(src, width, true, &mut HighlightCache::default()))
