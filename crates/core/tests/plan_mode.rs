@@ -378,3 +378,39 @@ async fn plan_mode_cannot_be_toggled_during_a_task() {
     };
     assert_eq!(message, "'/plan' is disabled while a task is in progress.");
 }
+
+#[tokio::test]
+async fn two_exit_calls_in_one_response_ask_once_and_reject_nothing() {
+    let mut h = start(vec![]).await;
+    seed_workspace(&h.cwd());
+    let plan = enter(&mut h).await;
+    std::fs::write(&plan, "# Plan\n").unwrap();
+    h.server.push(MockResponse::sse(chat::tool_calls(&[
+        ("x1", "exit_plan_mode", json!({})),
+        ("x2", "exit_plan_mode", json!({})),
+    ])));
+    h.server.push(text("Implementing."));
+    h.session.submit(Op::UserInput {
+        text: "done planning".into(),
+    });
+    h.until(|e| matches!(e, EventMsg::PlanModeExitRequest { .. }))
+        .await;
+    h.session.submit(Op::PlanModeApproval {
+        approved: true,
+        feedback: None,
+    });
+    let events = h.until_task_end().await;
+    assert_eq!(
+        count(&events, |e| matches!(
+            e,
+            EventMsg::PlanModeExitRequest { .. }
+        )),
+        0
+    );
+    assert_eq!(
+        h.tool_output(1, "x1"),
+        "Plan approved. You can now start implementing the plan."
+    );
+    assert_eq!(h.tool_output(1, "x2"), "Not in plan mode. Cannot exit.");
+    h.server.assert_no_violations();
+}

@@ -213,3 +213,58 @@ async fn messages_sent_during_a_task_run_after_it() {
     let messages = second["messages"].as_array().unwrap();
     assert_eq!(messages.last().unwrap()["content"], "two");
 }
+
+#[tokio::test]
+async fn ops_sent_right_after_a_task_ends_see_no_running_task() {
+    // The terminal event is emitted only after the session stopped counting the task as
+    // running, so a front end that reacts to it is never told a task is in progress.
+    let mut responses = Vec::new();
+    for _ in 0..20 {
+        responses.push(MockResponse::sse(chat::text("ok")));
+    }
+    let mut h = start(responses).await;
+    for round in 0..20 {
+        h.run("hi").await;
+        h.session.submit(Op::SetPlanMode {
+            active: round % 2 == 0,
+        });
+        let msg = h.next().await;
+        assert!(
+            matches!(
+                msg,
+                EventMsg::PlanModeEntered { .. } | EventMsg::PlanModeExited { .. }
+            ),
+            "round {round}: {msg:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn interrupt_ends_queued_messages_too() {
+    let gate = Gate::new();
+    let mut h = start(vec![
+        MockResponse::sse(chat::text("This answer never finishes")).gate_at(2, &gate),
+    ])
+    .await;
+    let first = h.session.submit(Op::UserInput { text: "one".into() });
+    let queued = h.session.submit(Op::UserInput { text: "two".into() });
+    h.until(|e| matches!(e, EventMsg::AgentMessageDelta { .. }))
+        .await;
+    h.session.submit(Op::Interrupt);
+    let mut ended = Vec::new();
+    while ended.len() < 2 {
+        let msg = h.next().await;
+        if matches!(msg, EventMsg::TurnAborted { .. }) {
+            ended.push(h.events.last().unwrap().id.clone());
+        }
+    }
+    ended.sort();
+    let mut expected = vec![first, queued];
+    expected.sort();
+    assert_eq!(ended, expected);
+    assert_eq!(
+        h.server.requests().len(),
+        1,
+        "the queued message was not sent"
+    );
+}

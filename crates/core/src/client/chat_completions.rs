@@ -136,6 +136,13 @@ struct PartialCall {
     arguments: String,
 }
 
+/// An id for a call the server sent without one. Unique per session, so history never holds
+/// two calls with the same id (outputs are matched to calls by id).
+fn fallback_call_id(index: usize) -> String {
+    let unique = uuid::Uuid::new_v4().simple().to_string();
+    format!("call_{index}_{}", &unique[..12])
+}
+
 /// State machine over Chat Completions chunks.
 #[derive(Default)]
 pub struct ChatDecoder {
@@ -212,7 +219,7 @@ impl ChatDecoder {
                 continue;
             }
             out.push_back(ResponseEvent::OutputItemDone(ResponseItem::FunctionCall {
-                call_id: call.id.unwrap_or_else(|| format!("call_{index}")),
+                call_id: call.id.unwrap_or_else(|| fallback_call_id(index)),
                 name: call.name,
                 arguments: call.arguments,
             }));

@@ -43,10 +43,15 @@ pub fn check_call(tool: &str, arguments: &str, plan_file: &Path, cwd: &Path) -> 
         return Ok(());
     }
     let args = args_value(arguments);
-    let Some(path) = args.get("path").and_then(|p| p.as_str()) else {
+    let Some(raw) = args.get("path").and_then(|p| p.as_str()) else {
         return Err(refusal(tool));
     };
-    if is_the_plan_file(Path::new(path), plan_file, cwd) {
+    // Resolve exactly as the file tools will (`~/`, trimming, `..`), so the path checked is the
+    // path written.
+    let Ok(path) = crate::tools::handlers::paths::resolve(cwd, raw) else {
+        return Err(refusal(tool));
+    };
+    if is_the_plan_file(&path, plan_file, cwd) {
         Ok(())
     } else {
         Err(format!(
@@ -148,6 +153,27 @@ mod tests {
         let elsewhere = cwd.join("plans").join(plan.file_name().unwrap());
         assert!(check_call("write_file", &args(&elsewhere), &plan, &cwd).is_err());
         assert!(check_call("write_file", r#"{"content":"x"}"#, &plan, &cwd).is_err());
+    }
+
+    #[test]
+    fn home_relative_paths_are_checked_as_the_tools_resolve_them() {
+        let (_d, plan, cwd) = setup();
+        let Some(home) = dirs::home_dir() else { return };
+        // `~/..<plan>` would be the plan file if `~` were taken literally; the tools expand it.
+        let raw = format!("~/..{}", plan.display());
+        let args = format!(r#"{{"path":{raw:?},"content":"x"}}"#);
+        let resolved = crate::tools::handlers::paths::resolve(&cwd, &raw).unwrap();
+        assert_eq!(
+            check_call("write_file", &args, &plan, &cwd).is_ok(),
+            resolved == plan,
+            "filter and tools must agree on {raw} (home {})",
+            home.display()
+        );
+        let padded = format!(r#"{{"path":" {} ","content":"x"}}"#, plan.display());
+        assert!(
+            check_call("write_file", &padded, &plan, &cwd).is_ok(),
+            "trimmed like the tools"
+        );
     }
 
     #[test]

@@ -10,9 +10,6 @@ pub mod reminder;
 use std::path::{Path, PathBuf};
 use time::OffsetDateTime;
 
-/// Key under which `exit_plan_mode` waits for the user's plan decision.
-pub const APPROVAL_REPLY_KEY: &str = "plan_mode_approval";
-
 /// Tool output after the user approved the plan.
 pub const APPROVED_TEXT: &str = "Plan approved. You can now start implementing the plan.";
 
@@ -34,6 +31,8 @@ pub struct PlanModeState {
     pub conversation_id: String,
     /// Set on re-entry after an approved plan; cleared once the reminder was sent.
     pub reentry_reminder_pending: bool,
+    /// True when the current (or last) period's plan was approved.
+    pub period_approved: bool,
 }
 
 impl PlanModeState {
@@ -66,10 +65,12 @@ impl PlanModeState {
         })?;
         let path = self.unused_plan_path(&dir, now);
         if let Some(old) = self.plan_file_path.take() {
-            self.reentry_reminder_pending = self.has_exited;
+            // Only an approved plan is worth continuing; a plan the user walked away from is not.
+            self.reentry_reminder_pending = self.period_approved;
             self.previous_plan_file = Some(old);
         }
         self.plan_file_path = Some(path.clone());
+        self.period_approved = false;
         self.active = true;
         Ok(path)
     }
@@ -92,6 +93,7 @@ impl PlanModeState {
     pub fn approve(&mut self) {
         self.active = false;
         self.has_exited = true;
+        self.period_approved = true;
     }
 
     /// Turn plan mode off without an approval (the user left it with `/plan off`).

@@ -1,7 +1,7 @@
 //! Running one tool call: plan-mode check, lookup, approval, the handler, and the events
 //! around it. Every call goes through here, so no route skips the plan-mode filter.
 
-use super::shared::{Reply, lock};
+use super::shared::{Reply, ReplyKey, lock};
 use super::task::Stop;
 use crate::approval::{self, headless_denial, user_denial};
 use crate::plan_mode::filter;
@@ -9,12 +9,11 @@ use crate::tools::{ApprovalKind, ToolCall, ToolContext, ToolError, ToolRegistry,
 use cairn_protocol::{EventMsg, ReviewDecision, TurnAbortReason};
 use std::time::Instant;
 
-/// What a call produced.
-pub(super) enum CallOutcome {
-    /// Text for the model.
-    Output { output: String, success: bool },
-    /// The task must stop.
-    Stop(Stop),
+/// What a call produced: the model's text, and whether the task must stop after it.
+pub(super) struct CallOutcome {
+    pub output: String,
+    pub success: bool,
+    pub stop: Option<Stop>,
 }
 
 pub(super) async fn run_call(
@@ -34,23 +33,30 @@ pub(super) async fn run_call(
     });
     let started = Instant::now();
     let result = execute(call, ctx, registry).await;
-    let (output, success) = match result {
-        Ok(output) => (output, true),
-        Err(Failure::Tool(ToolError::RespondToModel(text))) => (text, false),
+    let (output, success, stop) = match result {
+        Ok(output) => (output, true, None),
+        Err(Failure::Tool(ToolError::RespondToModel(text))) => (text, false, None),
         Err(Failure::Tool(ToolError::Fatal(text))) => {
-            end(ctx, call, &text, false, started);
-            return CallOutcome::Stop(Stop::Failed(text));
+            (text.clone(), false, Some(Stop::Failed(text)))
         }
-        Err(Failure::Aborted) => {
-            end(ctx, call, "Aborted by the user.", false, started);
-            return CallOutcome::Stop(Stop::Aborted(TurnAbortReason::ApprovalAborted));
-        }
+        Err(Failure::Aborted) => (
+            "The user aborted the turn instead of approving this call; it was not run.".to_string(),
+            false,
+            Some(Stop::Aborted(TurnAbortReason::ApprovalAborted)),
+        ),
     };
     end(ctx, call, &output, success, started);
-    if ctx.cancel.is_cancelled() {
-        return CallOutcome::Stop(Stop::Aborted(TurnAbortReason::Interrupted));
+    // A call that finished as the user interrupted keeps its real output; the turn stops.
+    let stop = stop.or_else(|| {
+        ctx.cancel
+            .is_cancelled()
+            .then_some(Stop::Aborted(TurnAbortReason::Interrupted))
+    });
+    CallOutcome {
+        output,
+        success,
+        stop,
     }
-    CallOutcome::Output { output, success }
 }
 
 /// Why [`execute`] produced no output.
@@ -113,7 +119,16 @@ async fn execute(
             if !ctx.shared.interactive {
                 return Err(respond(headless_denial(&request.description)));
             }
-            let waiting = ctx.shared.replies.register(&call.call_id);
+            let Some(waiting) = ctx
+                .shared
+                .replies
+                .register(ReplyKey::Call(call.call_id.clone()))
+            else {
+                return Err(respond(format!(
+                    "Another call with id {} is already waiting for approval; use a unique call id.",
+                    call.call_id
+                )));
+            };
             ctx.emit(match &request.kind {
                 ApprovalKind::Exec { command, cwd } => EventMsg::ExecApprovalRequest {
                     call_id: call.call_id.clone(),

@@ -11,8 +11,8 @@ mod task;
 use crate::client::client_for;
 use crate::config::{Config, NO_PROVIDER_GUIDANCE};
 use crate::tools::ToolRegistry;
-use cairn_protocol::{Event, EventMsg, Op, SessionConfiguredEvent, Submission};
-use shared::{Reply, SessionShared, lock};
+use cairn_protocol::{Event, EventMsg, Op, SessionConfiguredEvent, Submission, TurnAbortReason};
+use shared::{Reply, ReplyKey, SessionShared, lock};
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -108,7 +108,6 @@ pub fn spawn(config: Config, options: SessionOptions) -> SessionHandle {
 
 struct RunningTask {
     cancel: CancellationToken,
-    sub_id: String,
 }
 
 async fn submission_loop(
@@ -142,15 +141,21 @@ async fn submission_loop(
         }
     }
 
-    let (done_tx, mut done_rx) = mpsc::unbounded_channel::<()>();
+    let (done_tx, mut done_rx) = mpsc::unbounded_channel::<TaskEnd>();
     let mut running: Option<RunningTask> = None;
     let mut queued: VecDeque<(String, String)> = VecDeque::new();
 
     loop {
         tokio::select! {
-            Some(()) = done_rx.recv() => {
+            // A finished task is handled before any submission that was sent after seeing its
+            // end, so nothing is judged against a task that already ended.
+            biased;
+            Some(TaskEnd { sub_id, msg }) = done_rx.recv() => {
                 running = None;
                 shared.replies.clear();
+                // The loop emits the terminal event itself, after clearing `running` and before
+                // the next task starts, so events of consecutive tasks never interleave.
+                events.send(&sub_id, msg);
                 if let Some((id, text)) = queued.pop_front() {
                     running = Some(start_task(&shared, &registry, &events, &done_tx, id, text));
                 }
@@ -172,21 +177,25 @@ async fn submission_loop(
                         }
                     }
                     Op::Interrupt => {
-                        queued.clear();
+                        // Messages queued behind the task are dropped with it; each still gets
+                        // its terminal event so no front end waits for it forever.
+                        for (queued_id, _) in queued.drain(..) {
+                            events.send(&queued_id, EventMsg::TurnAborted { reason: TurnAbortReason::Interrupted });
+                        }
                         if let Some(task) = &running {
                             task.cancel.cancel();
                         }
                     }
                     Op::ExecApproval { call_id, decision } | Op::PatchApproval { call_id, decision } => {
-                        shared.replies.resolve(&call_id, Reply::Review(decision));
+                        shared.replies.resolve(&ReplyKey::Call(call_id), Reply::Review(decision));
                     }
                     Op::UserQuestionAnswer { call_id, answers } => {
-                        shared.replies.resolve(&call_id, Reply::Answers(answers));
+                        shared.replies.resolve(&ReplyKey::Call(call_id), Reply::Answers(answers));
                     }
                     Op::PlanModeApproval { approved, feedback } => {
                         let delivered = shared
                             .replies
-                            .resolve(crate::plan_mode::APPROVAL_REPLY_KEY, Reply::PlanDecision { approved, feedback });
+                            .resolve(&ReplyKey::PlanApproval, Reply::PlanDecision { approved, feedback });
                         if !delivered {
                             events.send(&id, EventMsg::Error {
                                 message: "No plan is waiting for approval.".to_string(),
@@ -227,11 +236,17 @@ async fn announce_local_provider(shared: Arc<SessionShared>, events: EventSink) 
     events.send("", EventMsg::Notice { message });
 }
 
+/// How a task ended: its id and its terminal event, emitted by the submission loop.
+struct TaskEnd {
+    sub_id: String,
+    msg: EventMsg,
+}
+
 fn start_task(
     shared: &Arc<SessionShared>,
     registry: &Arc<ToolRegistry>,
     events: &EventSink,
-    done: &mpsc::UnboundedSender<()>,
+    done: &mpsc::UnboundedSender<TaskEnd>,
     sub_id: String,
     text: String,
 ) -> RunningTask {
@@ -244,11 +259,29 @@ fn start_task(
         cancel: cancel.clone(),
     };
     let done = done.clone();
+    let shared = shared.clone();
     tokio::spawn(async move {
-        task.run(text).await;
-        let _ = done.send(());
+        // The task runs in its own tokio task so a panicking tool ends the task with an error
+        // instead of leaving the session "working" forever.
+        let msg = match tokio::spawn(task.run(text)).await {
+            Ok(msg) => msg,
+            Err(err) => {
+                tracing::error!(%err, "task crashed");
+                task::close_open_calls(
+                    &shared,
+                    "This call crashed inside cairn and did not finish.",
+                );
+                EventMsg::Error {
+                    message: "cairn hit an internal error and stopped this task; details are in $CAIRN_HOME/logs/cairn.log. Your conversation is kept: send another message to go on.".to_string(),
+                }
+            }
+        };
+        let _ = done.send(TaskEnd {
+            sub_id: sub_id.clone(),
+            msg,
+        });
     });
-    RunningTask { cancel, sub_id }
+    RunningTask { cancel }
 }
 
 fn set_plan_mode(
@@ -281,9 +314,88 @@ fn set_plan_mode(
     }
 }
 
-impl RunningTask {
-    #[allow(dead_code)]
-    fn id(&self) -> &str {
-        &self.sub_id
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::providers::{ProviderToml, resolve};
+    use crate::tools::{ToolCall, ToolContext, ToolError, ToolHandler, ToolSpec};
+    use async_trait::async_trait;
+    use cairn_mock_model::{MockResponse, MockServer, chat};
+    use std::collections::BTreeMap;
+    use std::time::Duration;
+
+    struct PanickingTool;
+
+    #[async_trait]
+    impl ToolHandler for PanickingTool {
+        fn spec(&self) -> ToolSpec {
+            ToolSpec {
+                name: "crash".into(),
+                description: "panics".into(),
+                parameters: serde_json::json!({"type": "object"}),
+            }
+        }
+        fn describe(&self, _arguments: &str) -> String {
+            "Would crash".into()
+        }
+        async fn handle(&self, _call: &ToolCall, _ctx: &ToolContext) -> Result<String, ToolError> {
+            let empty: Vec<String> = Vec::new();
+            Ok(empty[1].clone())
+        }
+    }
+
+    #[tokio::test]
+    async fn a_panicking_tool_ends_its_task_with_an_error_and_the_session_goes_on() {
+        let server = MockServer::start(vec![
+            MockResponse::sse(chat::tool_calls(&[("c1", "crash", serde_json::json!({}))])),
+            MockResponse::sse(chat::text("still here")),
+        ])
+        .await;
+        let home = tempfile::tempdir().unwrap();
+        let mut config = Config::for_test(home.path(), home.path());
+        let mut providers = BTreeMap::new();
+        providers.insert(
+            "mock".to_string(),
+            ProviderToml {
+                base_url: Some(server.base_url()),
+                ..ProviderToml::default()
+            },
+        );
+        config.provider = Some(resolve("mock", &providers, &|_| None).unwrap());
+        let client = config.provider.as_ref().map(|p| client_for(&config, p));
+        let mut builder = ToolRegistry::builder();
+        builder.register(PanickingTool);
+        let registry = Arc::new(builder.build());
+        let shared = Arc::new(SessionShared::new(config, client, true));
+        let (sub_tx, sub_rx) = mpsc::unbounded_channel();
+        let (events, mut event_rx) = EventSink::channel();
+        tokio::spawn(submission_loop(shared, registry, sub_rx, events));
+        for (id, text) in [("1", "crash please"), ("2", "hello?")] {
+            sub_tx
+                .send(Submission {
+                    id: id.into(),
+                    op: Op::UserInput { text: text.into() },
+                })
+                .unwrap();
+        }
+        let mut ends = Vec::new();
+        while ends.len() < 2 {
+            let event = tokio::time::timeout(Duration::from_secs(10), event_rx.recv())
+                .await
+                .expect("the session hung")
+                .unwrap();
+            match event.msg {
+                EventMsg::Error { message } => ends.push((event.id, message)),
+                EventMsg::TaskComplete { last_agent_message } => {
+                    ends.push((event.id, last_agent_message.unwrap_or_default()))
+                }
+                _ => {}
+            }
+        }
+        assert_eq!(ends[0].0, "1");
+        assert!(ends[0].1.contains("internal error"), "{}", ends[0].1);
+        assert_eq!(ends[1], ("2".to_string(), "still here".to_string()));
+        // The crashed call was answered, so the second request is valid.
+        server.assert_no_violations();
     }
 }

@@ -36,22 +36,37 @@ pub enum Reply {
     },
 }
 
-/// Tool calls waiting for the user, keyed by call id.
+/// What a reply answers. Plan approval has its own key, so no call id a model chooses can
+/// collide with it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ReplyKey {
+    /// An approval request or a question of the tool call with this id.
+    Call(String),
+    /// The plan-mode exit request.
+    PlanApproval,
+}
+
+/// Tool calls waiting for the user.
 #[derive(Debug, Default)]
 pub struct Replies {
-    waiting: Mutex<HashMap<String, oneshot::Sender<Reply>>>,
+    waiting: Mutex<HashMap<ReplyKey, oneshot::Sender<Reply>>>,
 }
 
 impl Replies {
-    /// Wait for the reply to `key`.
-    pub fn register(&self, key: &str) -> oneshot::Receiver<Reply> {
+    /// Wait for the reply to `key`. Returns `None` when something already waits for it (a
+    /// second call may not take over the first one's answer).
+    pub fn register(&self, key: ReplyKey) -> Option<oneshot::Receiver<Reply>> {
+        let mut waiting = lock(&self.waiting);
+        if waiting.get(&key).is_some_and(|tx| !tx.is_closed()) {
+            return None;
+        }
         let (tx, rx) = oneshot::channel();
-        lock(&self.waiting).insert(key.to_string(), tx);
-        rx
+        waiting.insert(key, tx);
+        Some(rx)
     }
 
     /// Deliver a reply; false when nothing waits for `key`.
-    pub fn resolve(&self, key: &str, reply: Reply) -> bool {
+    pub fn resolve(&self, key: &ReplyKey, reply: Reply) -> bool {
         match lock(&self.waiting).remove(key) {
             Some(tx) => tx.send(reply).is_ok(),
             None => false,

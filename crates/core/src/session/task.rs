@@ -40,27 +40,33 @@ impl Task {
         self.events.send(&self.sub_id, msg);
     }
 
-    pub async fn run(self, text: String) {
+    /// Run the task; returns its terminal event, which the submission loop emits.
+    pub async fn run(self, text: String) -> EventMsg {
         self.emit(EventMsg::TaskStarted);
         if self.shared.model_client().await.is_none() {
-            self.emit(EventMsg::Error {
+            return EventMsg::Error {
                 message: NO_PROVIDER_GUIDANCE.to_string(),
-            });
-            return;
+            };
         }
         self.push_reentry_reminder();
         lock(&self.shared.history).push(ResponseItem::user(text));
         match self.run_turns().await {
-            Ok(last) => self.emit(EventMsg::TaskComplete {
+            Ok(last) => EventMsg::TaskComplete {
                 last_agent_message: last,
-            }),
+            },
             Err(Stop::Aborted(reason)) => {
-                self.close_open_calls("The user interrupted this call before it finished.");
-                self.emit(EventMsg::TurnAborted { reason });
+                close_open_calls(
+                    &self.shared,
+                    "This call was not run: the user interrupted the turn.",
+                );
+                EventMsg::TurnAborted { reason }
             }
             Err(Stop::Failed(message)) => {
-                self.close_open_calls("This call was not run because the turn failed.");
-                self.emit(EventMsg::Error { message });
+                close_open_calls(
+                    &self.shared,
+                    "This call was not run because the turn failed.",
+                );
+                EventMsg::Error { message }
             }
         }
     }
@@ -240,14 +246,15 @@ impl Task {
         self.emit(EventMsg::TokenCount(usage));
     }
 
-    /// Run the calls of one response. Consecutive read-only calls run concurrently; a
-    /// mutating call runs alone, in order. Outputs enter history in call order.
+    /// Run the calls of one response. Consecutive read-only calls run concurrently; a call
+    /// that changes things or waits for the user runs alone, in order. Every call that ran has
+    /// its own output in history, in call order, even when it stops the turn.
     async fn run_calls(&self, calls: Vec<ToolCall>) -> Result<(), Stop> {
         let mut index = 0;
         while index < calls.len() {
             let mut end = index + 1;
-            if !self.registry.is_mutating(&calls[index].name) {
-                while end < calls.len() && !self.registry.is_mutating(&calls[end].name) {
+            if !self.registry.runs_alone(&calls[index].name) {
+                while end < calls.len() && !self.registry.runs_alone(&calls[end].name) {
                     end += 1;
                 }
             }
@@ -262,19 +269,18 @@ impl Task {
             {
                 let mut history = lock(&self.shared.history);
                 for (call, outcome) in batch.iter().zip(outcomes) {
-                    match outcome {
-                        CallOutcome::Output { output, success } => {
-                            history.push(ResponseItem::FunctionCallOutput {
-                                call_id: call.call_id.clone(),
-                                output,
-                                success,
-                            });
-                        }
-                        CallOutcome::Stop(s) => {
-                            if stop.is_none() {
-                                stop = Some(s);
-                            }
-                        }
+                    let CallOutcome {
+                        output,
+                        success,
+                        stop: call_stop,
+                    } = outcome;
+                    history.push(ResponseItem::FunctionCallOutput {
+                        call_id: call.call_id.clone(),
+                        output,
+                        success,
+                    });
+                    if stop.is_none() {
+                        stop = call_stop;
                     }
                 }
             }
@@ -299,32 +305,32 @@ impl Task {
             shared: self.shared.clone(),
         }
     }
+}
 
-    /// Answer every call in history that has no output yet, so the next request is valid.
-    fn close_open_calls(&self, text: &str) {
-        let mut history = lock(&self.shared.history);
-        let answered: std::collections::HashSet<String> = history
-            .iter()
-            .filter_map(|item| match item {
-                ResponseItem::FunctionCallOutput { call_id, .. } => Some(call_id.clone()),
-                _ => None,
-            })
-            .collect();
-        let open: Vec<String> = history
-            .iter()
-            .filter_map(|item| match item {
-                ResponseItem::FunctionCall { call_id, .. } if !answered.contains(call_id) => {
-                    Some(call_id.clone())
-                }
-                _ => None,
-            })
-            .collect();
-        for call_id in open {
-            history.push(ResponseItem::FunctionCallOutput {
-                call_id,
-                output: text.to_string(),
-                success: false,
-            });
-        }
+/// Answer every call in history that has no output yet, so the next request is valid.
+pub(super) fn close_open_calls(shared: &SessionShared, text: &str) {
+    let mut history = lock(&shared.history);
+    let answered: std::collections::HashSet<String> = history
+        .iter()
+        .filter_map(|item| match item {
+            ResponseItem::FunctionCallOutput { call_id, .. } => Some(call_id.clone()),
+            _ => None,
+        })
+        .collect();
+    let open: Vec<String> = history
+        .iter()
+        .filter_map(|item| match item {
+            ResponseItem::FunctionCall { call_id, .. } if !answered.contains(call_id) => {
+                Some(call_id.clone())
+            }
+            _ => None,
+        })
+        .collect();
+    for call_id in open {
+        history.push(ResponseItem::FunctionCallOutput {
+            call_id,
+            output: text.to_string(),
+            success: false,
+        });
     }
 }

@@ -95,6 +95,12 @@ pub trait ToolHandler: Send + Sync {
         false
     }
 
+    /// True when a call must not run concurrently with other calls of the same response:
+    /// mutating calls, and calls that wait for the user.
+    fn runs_alone(&self) -> bool {
+        self.is_mutating()
+    }
+
     /// One sentence saying what a call would do ("Would run `ls` in src"). Must not fail,
     /// whatever the arguments.
     fn describe(&self, arguments: &str) -> String;

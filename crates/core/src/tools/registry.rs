@@ -47,10 +47,10 @@ impl ToolRegistry {
         self.specs.iter().map(|s| s.name.as_str())
     }
 
-    /// True when `name` is a mutating tool; unknown tools count as mutating so they never run
-    /// concurrently with others.
-    pub fn is_mutating(&self, name: &str) -> bool {
-        self.handlers.get(name).is_none_or(|h| h.is_mutating())
+    /// True when a call of `name` must run alone (see [`ToolHandler::runs_alone`]); unknown
+    /// tools run alone too.
+    pub fn runs_alone(&self, name: &str) -> bool {
+        self.handlers.get(name).is_none_or(|h| h.runs_alone())
     }
 }
 

@@ -1,6 +1,6 @@
 //! `ask_user_question`: put questions to the user and return the answers.
 
-use crate::session::shared::Reply;
+use crate::session::shared::{Reply, ReplyKey};
 use crate::tools::{
     ToolCall, ToolContext, ToolError, ToolHandler, ToolSpec, args_value, names, parse_args,
 };
@@ -51,6 +51,10 @@ impl ToolHandler for AskUserQuestionHandler {
         }
     }
 
+    fn runs_alone(&self) -> bool {
+        true
+    }
+
     fn describe(&self, arguments: &str) -> String {
         let args = args_value(arguments);
         let first = args["questions"][0]["question"].as_str().unwrap_or("");
@@ -68,7 +72,16 @@ impl ToolHandler for AskUserQuestionHandler {
         if !ctx.shared.interactive {
             return Ok(NO_USER_TEXT.to_string());
         }
-        let waiting = ctx.shared.replies.register(&call.call_id);
+        let Some(waiting) = ctx
+            .shared
+            .replies
+            .register(ReplyKey::Call(call.call_id.clone()))
+        else {
+            return Err(ToolError::RespondToModel(format!(
+                "Another call with id {} is already waiting for the user; use a unique call id.",
+                call.call_id
+            )));
+        };
         ctx.emit(EventMsg::UserQuestionRequest {
             call_id: call.call_id.clone(),
             questions: args.questions.clone(),

@@ -105,7 +105,7 @@ impl ToolHandler for CompletePlanHandler {
     }
 
     /// Plan tools apply one at a time, in call order.
-    fn is_mutating(&self) -> bool {
+    fn runs_alone(&self) -> bool {
         true
     }
 

@@ -196,7 +196,7 @@ impl ToolHandler for CreatePlanHandler {
 
     /// Plan tools run one at a time, in call order: two calls in one response must not race
     /// on the same document. Nothing here asks for approval.
-    fn is_mutating(&self) -> bool {
+    fn runs_alone(&self) -> bool {
         true
     }
 

@@ -2,8 +2,8 @@
 //!
 //! Only the user's `plan_mode_approval` op ends plan mode; this call merely asks.
 
-use crate::plan_mode::{APPROVAL_REPLY_KEY, APPROVED_TEXT, REJECTED_TEXT};
-use crate::session::shared::{Reply, lock};
+use crate::plan_mode::{APPROVED_TEXT, REJECTED_TEXT};
+use crate::session::shared::{Reply, ReplyKey, lock};
 use crate::tools::{ToolCall, ToolContext, ToolError, ToolHandler, ToolSpec, names};
 use async_trait::async_trait;
 use cairn_protocol::EventMsg;
@@ -26,6 +26,10 @@ impl ToolHandler for ExitPlanModeHandler {
         "Would ask the user to approve the plan".to_string()
     }
 
+    fn runs_alone(&self) -> bool {
+        true
+    }
+
     async fn handle(&self, _call: &ToolCall, ctx: &ToolContext) -> Result<String, ToolError> {
         let plan_file = {
             let state = lock(&ctx.shared.plan_mode);
@@ -40,15 +44,25 @@ impl ToolHandler for ExitPlanModeHandler {
         };
         let plan_content = match std::fs::read_to_string(&plan_file) {
             Ok(text) => text,
-            Err(_) => {
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
                 return Err(ToolError::RespondToModel(format!(
                     "Plan file not found at {}. Please write your plan to this file before exiting.",
                     plan_file.display()
                 )));
             }
+            Err(err) => {
+                return Err(ToolError::RespondToModel(format!(
+                    "Could not read the plan file at {}: {err}. Rewrite it as UTF-8 text with write_file, then call exit_plan_mode again.",
+                    plan_file.display()
+                )));
+            }
         };
         // Register before emitting so an immediate answer cannot be lost.
-        let waiting = ctx.shared.replies.register(APPROVAL_REPLY_KEY);
+        let Some(waiting) = ctx.shared.replies.register(ReplyKey::PlanApproval) else {
+            return Err(ToolError::RespondToModel(
+                "The plan is already waiting for the user's review; wait for that answer instead of calling exit_plan_mode again.".to_string(),
+            ));
+        };
         ctx.emit(EventMsg::PlanModeExitRequest {
             plan_content,
             plan_file_path: plan_file.clone(),

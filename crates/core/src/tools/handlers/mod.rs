@@ -11,7 +11,7 @@ mod exit_plan_mode;
 mod glob_files;
 mod grep_files;
 mod list_dir;
-mod paths;
+pub(crate) mod paths;
 mod plan_support;
 mod read_file;
 mod read_plan;

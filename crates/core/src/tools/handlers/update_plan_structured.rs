@@ -121,7 +121,7 @@ impl ToolHandler for StructuredUpdatePlanHandler {
     }
 
     /// Actions apply one at a time, in call order.
-    fn is_mutating(&self) -> bool {
+    fn runs_alone(&self) -> bool {
         true
     }
 

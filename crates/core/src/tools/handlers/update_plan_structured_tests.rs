@@ -396,8 +396,8 @@ fn structured_planning_registers_the_four_tools() {
         ])
     );
     assert!(
-        registry.is_mutating(names::CREATE_PLAN),
+        registry.runs_alone(names::CREATE_PLAN),
         "plan changes run in call order"
     );
-    assert!(!registry.is_mutating(names::READ_PLAN));
+    assert!(!registry.runs_alone(names::READ_PLAN));
 }
