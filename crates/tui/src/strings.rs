@@ -87,11 +87,21 @@ pub fn disabled_during_task(command: &str) -> String {
 
 /// The plan-mode hint above the composer (spec contract).
 pub fn plan_mode_hint(plan_file: &Path) -> String {
+    let [head, tail] = plan_mode_hint_parts(plan_file);
+    format!("{head} {tail}")
+}
+
+/// The plan-mode hint in the two parts it breaks into when one row is too narrow (the plan
+/// file name alone is about 60 columns); joined by a space they are [`plan_mode_hint`].
+pub fn plan_mode_hint_parts(plan_file: &Path) -> [String; 2] {
     let name = plan_file
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    format!("📋 Plan Mode | File: {name} | Use read-only tools, then call exit_plan_mode")
+    [
+        format!("📋 Plan Mode | File: {name} |"),
+        "Use read-only tools, then call exit_plan_mode".to_string(),
+    ]
 }
 
 /// Title of the plan review widget (spec contract).

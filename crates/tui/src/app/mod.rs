@@ -26,6 +26,7 @@ use ratatui::text::{Line, Span};
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
+use unicode_width::UnicodeWidthStr;
 
 /// Where ops for the core go. The real one wraps the session's submission sender.
 pub trait OpSink: Send {
@@ -221,20 +222,22 @@ impl App {
         self.latest_plan.as_ref().filter(|p| !p.plan.is_empty())
     }
 
-    /// The plan-mode hint, wrapped to at most two rows.
+    /// The plan-mode hint: one row when it fits; otherwise broken after the file name (and
+    /// each part wrapped), so the file name is never cut off.
     fn plan_mode_hint(&self, width: u16) -> Vec<Line<'static>> {
         let Some(path) = &self.plan_mode else {
             return Vec::new();
         };
-        let mut lines = wrap_text(
-            &strings::plan_mode_hint(path),
-            theme::plan_mode_hint(),
-            usize::from(width).max(8),
-            &[],
-            &[],
-        );
-        lines.truncate(2);
-        lines
+        let width = usize::from(width).max(8);
+        let style = theme::plan_mode_hint();
+        let whole = strings::plan_mode_hint(path);
+        if whole.width() <= width {
+            return vec![Line::from(Span::styled(whole, style))];
+        }
+        strings::plan_mode_hint_parts(path)
+            .iter()
+            .flat_map(|part| wrap_text(part, style, width, &[], &[]))
+            .collect()
     }
 
     fn layout(&self, area: Rect) -> AppLayout {
@@ -347,12 +350,9 @@ impl App {
                 );
             }
         }
-        if let (Some(path), true) = (&self.plan_mode, layout.hint.height > 0) {
-            let line = Line::from(Span::styled(
-                strings::plan_mode_hint(path),
-                theme::plan_mode_hint(),
-            ));
-            buf.set_line(layout.hint.x, layout.hint.y, &line, layout.hint.width);
+        let hint = self.plan_mode_hint(layout.hint.width);
+        for (y, line) in (layout.hint.y..layout.hint.bottom()).zip(&hint) {
+            buf.set_line(layout.hint.x, y, line, layout.hint.width);
         }
         if let Some(popup) = &self.popup
             && layout.popup.height > 0

@@ -154,3 +154,43 @@ fn plans_command_lists_stored_plans_and_shows_one() {
     );
     assert!(screen.contains("✔ 1. Read"), "{screen}");
 }
+
+/// The bottom rows of the screen from the hint down, for snapshots.
+fn bottom_rows(screen: &str, rows: usize) -> String {
+    let lines: Vec<&str> = screen.lines().collect();
+    lines[lines.len().saturating_sub(rows)..].join("\n")
+}
+
+#[test]
+fn plan_mode_hint_with_a_real_file_name_stays_readable_when_narrow() {
+    // A real plan file name: a uuid v7 and a timestamp, about 60 columns on its own.
+    let name = "01a201a6-1e66-74ae-b021-913fe8404d22_20261122_050634.md";
+    let mut h = Harness::configured(100, 16);
+    h.event_id(
+        "op-1",
+        EventMsg::PlanModeEntered {
+            plan_file_path: PathBuf::from("/home/u/.cairn/plans").join(name),
+        },
+    );
+    let screen = h.render();
+    assert!(
+        screen.contains(&format!(
+            "📋 Plan Mode | File: {name} |\nUse read-only tools, then call exit_plan_mode\n"
+        )),
+        "broken after the file name, nothing cut off:\n{screen}"
+    );
+    insta::assert_snapshot!("plan_mode_hint_100", bottom_rows(&screen, 5));
+    h.resize(60, 16);
+    let screen = h.render();
+    assert!(
+        screen.contains(name),
+        "the name is whole at 60 columns:\n{screen}"
+    );
+    insta::assert_snapshot!("plan_mode_hint_60", bottom_rows(&screen, 7));
+    // Wide enough: the exact one-line text of the spec.
+    h.resize(140, 16);
+    let screen = h.render();
+    assert!(screen.contains(&format!(
+        "📋 Plan Mode | File: {name} | Use read-only tools, then call exit_plan_mode\n"
+    )));
+}
