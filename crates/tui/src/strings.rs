@@ -328,6 +328,11 @@ pub fn lines_below(count: usize) -> String {
     format!(" ↓ {count} more lines (End) ")
 }
 
+/// Which lines of a long command or diff the approval overlay shows.
+pub fn approval_scroll_position(first: usize, last: usize, total: usize) -> String {
+    format!(" {first}-{last} of {total} · [↑↓ PgUp PgDn] Scroll ")
+}
+
 /// Where a command would run.
 pub fn runs_in(cwd: &Path) -> String {
     format!("in {}", cwd.display())

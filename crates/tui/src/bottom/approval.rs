@@ -17,9 +17,10 @@ use ratatui::widgets::{Block, Borders, Clear, Widget};
 use std::any::Any;
 use std::collections::VecDeque;
 use std::path::PathBuf;
+use unicode_width::UnicodeWidthStr;
 
-/// Most diff lines shown in the overlay (the transcript has the whole diff).
-const MAX_DIFF_LINES: usize = 200;
+/// Most diff lines shown in the overlay (the transcript has the whole diff, ctrl+o expands it).
+const MAX_DIFF_LINES: usize = 2000;
 
 /// What needs approval.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,11 +50,20 @@ pub struct ApprovalRequest {
     pub kind: ApprovalKind,
 }
 
-/// The overlay.
+/// The overlay. A command or diff taller than the overlay scrolls (Up/Down, PgUp/PgDn,
+/// Home/End, wheel) under a fixed key line, so nothing is approved unseen.
 pub struct ApprovalView {
     queue: VecDeque<ApprovalRequest>,
     /// Some while the user types a denial message.
     feedback: Option<String>,
+    /// The shown request's lines, laid out in [`View::prepare`] for `body_width`.
+    body: Vec<Line<'static>>,
+    /// Width `body` was laid out for (0: stale).
+    body_width: usize,
+    /// First body line in view.
+    scroll: usize,
+    /// Body rows that fit in the overlay.
+    body_rows: usize,
 }
 
 impl ApprovalView {
@@ -62,6 +72,10 @@ impl ApprovalView {
         Self {
             queue: VecDeque::from([request]),
             feedback: None,
+            body: Vec::new(),
+            body_width: 0,
+            scroll: 0,
+            body_rows: 0,
         }
     }
 
@@ -80,6 +94,9 @@ impl ApprovalView {
         let Some(request) = self.queue.pop_front() else {
             return ViewResult::Close;
         };
+        // The next request starts at its top.
+        self.body_width = 0;
+        self.scroll = 0;
         let abort = decision == ReviewDecision::Abort;
         let call_id = request.call_id;
         let op = match request.kind {
@@ -98,7 +115,8 @@ impl ApprovalView {
         }
     }
 
-    fn lines(&self, width: usize) -> Vec<Line<'static>> {
+    /// The request: its sentence and the command or diff (the part that scrolls).
+    fn body_lines(&self, width: usize) -> Vec<Line<'static>> {
         let Some(request) = self.queue.front() else {
             return Vec::new();
         };
@@ -146,7 +164,12 @@ impl ApprovalView {
                 }
             }
         }
-        lines.push(Line::default());
+        lines
+    }
+
+    /// The rows under the request that always stay in view: the keys or the feedback line.
+    fn footer_lines(&self, width: usize) -> Vec<Line<'static>> {
+        let mut lines = vec![Line::default()];
         match &self.feedback {
             Some(text) => {
                 lines.extend(wrap_text(
@@ -176,6 +199,24 @@ impl ApprovalView {
             )),
         }
         lines
+    }
+
+    fn inner_width(width: u16) -> usize {
+        usize::from(width.saturating_sub(4)).max(8)
+    }
+
+    fn max_scroll(&self) -> usize {
+        self.body.len().saturating_sub(self.body_rows)
+    }
+
+    fn page(&self) -> i64 {
+        self.body_rows.saturating_sub(1).max(1) as i64
+    }
+
+    fn scroll_by(&mut self, delta: i64) -> ViewResult {
+        let next = (self.scroll as i64).saturating_add(delta).max(0) as usize;
+        self.scroll = next.min(self.max_scroll());
+        ViewResult::Consumed
     }
 
     fn title(&self) -> String {
@@ -222,6 +263,12 @@ impl View for ApprovalView {
                 ViewResult::Consumed
             }
             KeyCode::Esc => self.decide(ReviewDecision::Denied { feedback: None }, tx),
+            KeyCode::Up | KeyCode::Char('k') => self.scroll_by(-1),
+            KeyCode::Down | KeyCode::Char('j') => self.scroll_by(1),
+            KeyCode::PageUp => self.scroll_by(-self.page()),
+            KeyCode::PageDown | KeyCode::Char(' ') => self.scroll_by(self.page()),
+            KeyCode::Home => self.scroll_by(i64::MIN / 2),
+            KeyCode::End => self.scroll_by(i64::MAX / 2),
             // Modal: nothing else reaches the composer while a decision is pending.
             _ => ViewResult::Consumed,
         }
@@ -234,9 +281,30 @@ impl View for ApprovalView {
         ViewResult::Consumed
     }
 
+    fn handle_scroll(&mut self, lines: i32) -> bool {
+        self.scroll_by(i64::from(lines));
+        true
+    }
+
+    fn prepare(&mut self, area: Rect) {
+        let width = Self::inner_width(area.width);
+        if self.body_width != width {
+            self.body = self.body_lines(width);
+            self.body_width = width;
+        }
+        let inside = usize::from(area.height.saturating_sub(2));
+        self.body_rows = inside.saturating_sub(self.footer_lines(width).len());
+        self.scroll = self.scroll.min(self.max_scroll());
+    }
+
     fn desired_height(&self, width: u16, max: u16) -> u16 {
-        let inner = usize::from(width.saturating_sub(4)).max(8);
-        ((self.lines(inner).len() + 2) as u16).min(max)
+        let inner = Self::inner_width(width);
+        let body = if self.body_width == inner {
+            self.body.len()
+        } else {
+            self.body_lines(inner).len()
+        };
+        ((body + self.footer_lines(inner).len() + 2) as u16).min(max)
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer) {
@@ -255,21 +323,32 @@ impl View for ApprovalView {
             width: inner.width.saturating_sub(2),
             ..inner
         };
-        let lines = self.lines(usize::from(inner.width).max(8));
-        // Keep the key line visible: when the content is too tall, cut from the middle.
-        let rows = usize::from(inner.height);
-        let shown: Vec<&Line<'static>> = if lines.len() <= rows {
-            lines.iter().collect()
-        } else {
-            let tail = 3.min(rows);
-            let head = rows - tail;
-            lines[..head]
-                .iter()
-                .chain(lines[lines.len() - tail..].iter())
-                .collect()
-        };
-        for (i, line) in shown.into_iter().enumerate() {
-            buf.set_line(inner.x, inner.y + i as u16, line, inner.width);
+        let footer = self.footer_lines(self.body_width.max(8));
+        // The keys stay visible; the request scrolls above them.
+        let footer_rows = footer.len().min(usize::from(inner.height));
+        let body_rows = usize::from(inner.height) - footer_rows;
+        let end = (self.scroll + body_rows).min(self.body.len());
+        let shown = self.body[self.scroll.min(end)..end].iter();
+        let rows = inner.y..inner.bottom();
+        for (y, line) in rows.zip(shown) {
+            buf.set_line(inner.x, y, line, inner.width);
+        }
+        let footer_top = inner.bottom() - footer_rows as u16;
+        for (y, line) in (footer_top..inner.bottom()).zip(&footer) {
+            buf.set_line(inner.x, y, line, inner.width);
+        }
+        if self.body.len() > body_rows && area.height > 0 {
+            let position =
+                strings::approval_scroll_position((self.scroll + 1).min(end), end, self.body.len());
+            let width = position.width() as u16;
+            if width + 4 <= area.width {
+                buf.set_line(
+                    area.right() - width - 2,
+                    area.bottom() - 1,
+                    &Line::from(Span::styled(position, theme::key_hint())),
+                    width,
+                );
+            }
         }
     }
 

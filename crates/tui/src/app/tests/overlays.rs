@@ -118,6 +118,84 @@ fn patch_approval_shows_a_coloured_diff() {
 }
 
 #[test]
+fn a_big_diff_scrolls_in_the_approval_overlay_under_fixed_keys() {
+    let mut h = Harness::configured(100, 30);
+    h.submit("write it");
+    let mut diff = String::from("--- /dev/null\n+++ b/out/file.txt\n@@ -0,0 +1,120 @@\n");
+    for i in 0..120 {
+        diff.push_str(&format!("+line {i}\n"));
+    }
+    h.event_id(
+        "op-1",
+        EventMsg::PatchApprovalRequest {
+            call_id: "p1".into(),
+            paths: vec![PathBuf::from("/tmp/out/file.txt")],
+            diff,
+            description: "Would write /tmp/out/file.txt (120 lines)".into(),
+        },
+    );
+    let screen = h.render();
+    assert!(screen.contains("│ +line 0 "), "{screen}");
+    assert!(!screen.contains("+line 119"), "{screen}");
+    assert!(
+        screen.contains("of 125 · [↑↓ PgUp PgDn] Scroll"),
+        "{screen}"
+    );
+    assert!(screen.contains("[y] Yes"), "{screen}");
+    h.key(KeyCode::PageDown);
+    let screen = h.render();
+    assert!(!screen.contains("│ +line 0 "), "{screen}");
+    h.key(KeyCode::End);
+    let screen = h.render();
+    assert!(
+        screen.contains("+line 119"),
+        "the last line is reachable:\n{screen}"
+    );
+    assert!(
+        screen.contains("[y] Yes"),
+        "the keys stay in view:\n{screen}"
+    );
+    insta::assert_snapshot!("approval_big_diff_end", screen);
+    h.app.handle_wheel(-1);
+    assert!(
+        !h.render().contains("+line 119"),
+        "the wheel scrolls the overlay"
+    );
+    h.key(KeyCode::Home);
+    assert!(
+        h.render()
+            .contains("│ Would write /tmp/out/file.txt (120 lines) ")
+    );
+    h.key(KeyCode::Char('y'));
+    assert_eq!(
+        h.last_op(),
+        Some(Op::PatchApproval {
+            call_id: "p1".into(),
+            decision: ReviewDecision::Approved
+        })
+    );
+}
+
+#[test]
+fn a_long_command_is_shown_whole_in_a_small_terminal() {
+    let mut h = Harness::configured(50, 14);
+    h.submit("run");
+    let command = (0..30)
+        .map(|i| format!("arg{i}"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    h.event_id(
+        "op-1",
+        exec_request("c1", &format!("echo {command} && echo end")),
+    );
+    assert!(h.render().contains("[y] Yes"));
+    h.key(KeyCode::End);
+    let screen = h.render();
+    assert!(screen.contains("&& echo end"), "{screen}");
+    assert!(screen.contains("[y] Yes"), "{screen}");
+}
+
+#[test]
 fn approval_overlays_close_when_the_task_ends() {
     let mut h = Harness::configured(80, 20);
     h.submit("x");
