@@ -6,6 +6,7 @@ use crate::app_event::{AppEvent, AppEventSender};
 use crate::markdown::{self, highlight::HighlightCache};
 use crate::strings;
 use crate::theme;
+use crate::wrap::wrap_spans;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -74,24 +75,48 @@ impl PlanReviewView {
         ViewResult::Close
     }
 
-    /// Areas inside the border: the plan and the footer row.
-    fn inner_areas(area: Rect) -> (Rect, Rect) {
+    /// Areas inside the border: the plan, and the footer's `footer_rows` rows at the bottom
+    /// (a blank row between them).
+    fn inner_areas(area: Rect, footer_rows: u16) -> (Rect, Rect) {
         let inner = Rect {
             x: area.x + 2,
             y: area.y + 1,
             width: area.width.saturating_sub(4),
             height: area.height.saturating_sub(2),
         };
+        let footer_rows = footer_rows.min(inner.height);
         let body = Rect {
-            height: inner.height.saturating_sub(2),
+            height: inner.height.saturating_sub(footer_rows + 1),
             ..inner
         };
         let footer = Rect {
-            y: inner.y + inner.height.saturating_sub(1),
-            height: inner.height.min(1),
+            y: inner.y + inner.height - footer_rows,
+            height: footer_rows,
             ..inner
         };
         (body, footer)
+    }
+
+    /// The keys, or the feedback being typed and its keys, wrapped to `width`.
+    fn footer_lines(&self, width: u16) -> Vec<Line<'static>> {
+        let width = usize::from(width).max(8);
+        let spans = match &self.feedback {
+            Some(text) => vec![
+                Span::styled(strings::PLAN_REVIEW_FEEDBACK_PROMPT, theme::warning()),
+                Span::styled(format!("{text}▏"), Style::new()),
+                Span::styled(
+                    format!("  {}", strings::PLAN_REVIEW_FEEDBACK_FOOTER),
+                    theme::key_hint(),
+                ),
+            ],
+            None => vec![Span::styled(strings::PLAN_REVIEW_FOOTER, theme::key_hint())],
+        };
+        wrap_spans(&spans, width, &[], &[])
+    }
+
+    fn areas(&self, area: Rect) -> (Rect, Rect) {
+        let inner_width = area.width.saturating_sub(4);
+        Self::inner_areas(area, self.footer_lines(inner_width).len() as u16)
     }
 }
 
@@ -147,7 +172,7 @@ impl View for PlanReviewView {
     }
 
     fn prepare(&mut self, area: Rect) {
-        let (body, _) = Self::inner_areas(area);
+        let (body, _) = self.areas(area);
         self.viewport = usize::from(body.height).max(1);
         if self.laid_out_width != body.width {
             self.laid_out_width = body.width;
@@ -168,7 +193,7 @@ impl View for PlanReviewView {
     fn render(&self, area: Rect, buf: &mut Buffer) {
         Clear.render(area, buf);
         let title = strings::plan_review_title(&self.path);
-        let (body, footer) = Self::inner_areas(area);
+        let (body, footer) = self.areas(area);
         let end = (self.scroll + usize::from(body.height)).min(self.lines.len());
         let position = format!(
             " {}-{} of {} ",
@@ -188,18 +213,9 @@ impl View for PlanReviewView {
         for (i, line) in self.lines[self.scroll.min(end)..end].iter().enumerate() {
             buf.set_line(body.x, body.y + i as u16, line, body.width);
         }
-        let footer_line = match &self.feedback {
-            Some(text) => Line::from(vec![
-                Span::styled(strings::PLAN_REVIEW_FEEDBACK_PROMPT, theme::warning()),
-                Span::styled(format!("{text}▏"), Style::new()),
-                Span::styled(
-                    format!("  {}", strings::PLAN_REVIEW_FEEDBACK_FOOTER),
-                    theme::key_hint(),
-                ),
-            ]),
-            None => Line::from(Span::styled(strings::PLAN_REVIEW_FOOTER, theme::key_hint())),
-        };
-        buf.set_line(footer.x, footer.y, &footer_line, footer.width);
+        for (y, line) in (footer.y..footer.bottom()).zip(self.footer_lines(footer.width)) {
+            buf.set_line(footer.x, y, &line, footer.width);
+        }
     }
 
     fn fullscreen(&self) -> bool {

@@ -317,6 +317,30 @@ fn plan_review_scrolls_from_the_start_and_enter_approves() {
 }
 
 #[test]
+fn plan_review_keys_and_long_feedback_wrap_in_a_narrow_terminal() {
+    let mut h = Harness::configured(60, 20);
+    open_review(&mut h);
+    let screen = h.render();
+    assert!(
+        screen.contains(
+            "│ [Enter] Approve  [Esc] Reject  [↑↓] Scroll  [e] Edit     │\n│ [f] Feedback"
+        ),
+        "every key stays readable:\n{screen}"
+    );
+    h.key(KeyCode::End);
+    assert!(
+        h.render().contains("Run all the tests."),
+        "the end is reachable"
+    );
+    h.key(KeyCode::Char('f'));
+    h.type_str("split the cache step in two and measure the hit rate before and after");
+    let screen = h.render();
+    insta::assert_snapshot!("plan_review_feedback_60", screen);
+    assert!(screen.contains("before and after▏"), "{screen}");
+    assert!(screen.contains("[Esc] Cancel"), "{screen}");
+}
+
+#[test]
 fn plan_review_esc_rejects_and_f_sends_feedback() {
     let mut h = Harness::configured(80, 20);
     open_review(&mut h);
