@@ -49,6 +49,8 @@ pub struct Transcript {
     /// Lowest index whose layout or start may be stale.
     dirty_from: Option<usize>,
     scroll: Scroll,
+    /// A cell to bring to the top of the view once it is laid out.
+    reveal: Option<usize>,
 }
 
 impl Default for Transcript {
@@ -69,6 +71,7 @@ impl Transcript {
             options: RenderOptions::default(),
             dirty_from: None,
             scroll: Scroll::Follow,
+            reveal: None,
         }
     }
 
@@ -163,7 +166,16 @@ impl Transcript {
     /// Lay out changed cells for `width` and remember the viewport height.
     pub fn prepare(&mut self, width: u16, viewport: u16) {
         self.viewport = viewport;
+        // Scrolled up and the width changes: every line number moves, so remember the cell
+        // (and line in it) at the top and find it again after re-wrapping.
+        let mut anchor = None;
         if width != self.width {
+            if let Scroll::Top(_) = self.scroll {
+                let top = self.top();
+                let index = self.starts.partition_point(|&s| s <= top).saturating_sub(1);
+                let offset = top.saturating_sub(self.starts.get(index).copied().unwrap_or(0));
+                anchor = Some((index, offset));
+            }
             self.width = width;
             for entry in &mut self.entries {
                 entry.dirty = true;
@@ -173,6 +185,7 @@ impl Transcript {
             }
         }
         let Some(from) = self.dirty_from.take() else {
+            self.apply_reveal();
             return;
         };
         let mut line = if from == 0 { 0 } else { self.starts[from] };
@@ -185,6 +198,32 @@ impl Transcript {
             line += entry.height();
         }
         self.total = line;
+        if let Some((index, offset)) = anchor
+            && let Some(entry) = self.entries.get(index)
+        {
+            let offset = offset.min(entry.height().saturating_sub(1));
+            self.scroll = Scroll::Top(self.starts[index] + offset);
+        }
+        self.apply_reveal();
+    }
+
+    /// Bring the cell at `index` to the top of the view (as far as the transcript reaches),
+    /// once it is laid out: a plan opened from /plans is read from its heading.
+    pub fn reveal(&mut self, index: usize) {
+        self.reveal = Some(index);
+    }
+
+    fn apply_reveal(&mut self) {
+        let Some(index) = self.reveal.take() else {
+            return;
+        };
+        if let Some(&start) = self.starts.get(index) {
+            self.scroll = if start >= self.max_top() {
+                Scroll::Follow
+            } else {
+                Scroll::Top(start)
+            };
+        }
     }
 
     /// Total lines after layout.
@@ -217,11 +256,13 @@ impl Transcript {
 
     /// Scroll up by `n` lines.
     pub fn scroll_up(&mut self, n: usize) {
+        self.reveal = None;
         self.scroll = Scroll::Top(self.top().saturating_sub(n));
     }
 
     /// Scroll down by `n` lines; reaching the bottom follows new output again.
     pub fn scroll_down(&mut self, n: usize) {
+        self.reveal = None;
         let top = self.top() + n;
         self.scroll = if top >= self.max_top() {
             Scroll::Follow
@@ -232,6 +273,7 @@ impl Transcript {
 
     /// Jump to the first line.
     pub fn scroll_to_top(&mut self) {
+        self.reveal = None;
         self.scroll = if self.max_top() == 0 {
             Scroll::Follow
         } else {
@@ -241,6 +283,7 @@ impl Transcript {
 
     /// Jump to the bottom and follow new output.
     pub fn scroll_to_bottom(&mut self) {
+        self.reveal = None;
         self.scroll = Scroll::Follow;
     }
 
@@ -357,5 +400,44 @@ mod tests {
         assert_eq!(t.total_lines(), 3 + 2);
         t.prepare(20, 10);
         assert!(t.total_lines() > 5);
+    }
+
+    #[test]
+    fn resizing_while_scrolled_up_keeps_the_same_text_at_the_top() {
+        let mut t = Transcript::new();
+        for i in 0..30 {
+            t.push(HistoryCell::Notice(format!(
+                "notice {i} with enough words to wrap onto more lines when narrow"
+            )));
+        }
+        t.prepare(80, 10);
+        t.scroll_to_top();
+        t.scroll_down(20);
+        let before = screen(&t)[0].clone();
+        assert!(before.starts_with("• notice 10 "), "{before}");
+        t.prepare(30, 10);
+        let after = screen(&t);
+        assert!(after[0].starts_with("• notice 10 "), "{after:?}");
+        t.prepare(80, 10);
+        assert_eq!(screen(&t)[0], before);
+        assert!(!t.is_following());
+    }
+
+    #[test]
+    fn a_revealed_cell_comes_to_the_top_once_laid_out() {
+        let mut t = transcript_with(20);
+        let index = t.push(HistoryCell::Notice("heading".into()));
+        for i in 0..20 {
+            t.push(HistoryCell::Notice(format!("body {i}")));
+        }
+        t.reveal(index);
+        t.prepare(40, 10);
+        assert_eq!(screen(&t)[0], "• heading");
+        assert!(!t.is_following());
+        // Near the end there is nothing to scroll: the view keeps following.
+        let last = t.push(HistoryCell::Notice("short".into()));
+        t.reveal(last);
+        t.prepare(40, 10);
+        assert!(t.is_following());
     }
 }

@@ -154,6 +154,7 @@ impl App {
         self.views.push(Box::new(PlansListView::new(
             listing.plans,
             listing.skipped.len(),
+            time::OffsetDateTime::now_utc(),
         )));
     }
 
@@ -175,14 +176,15 @@ impl App {
         });
         match shown {
             Ok((heading, cell)) => {
-                self.notice(heading);
+                let first = self.transcript.push(HistoryCell::Notice(heading));
                 self.transcript.push(cell);
+                self.transcript.reveal(first);
             }
             Err(err) => {
                 self.transcript.push(HistoryCell::Error(err.to_string()));
+                self.transcript.scroll_to_bottom();
             }
         }
-        self.transcript.scroll_to_bottom();
     }
 
     fn status_text(&self) -> String {

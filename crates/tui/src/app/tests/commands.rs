@@ -155,6 +155,75 @@ fn plans_command_lists_stored_plans_and_shows_one() {
     assert!(screen.contains("✔ 1. Read"), "{screen}");
 }
 
+#[test]
+fn plans_list_rows_keep_status_progress_and_age_when_the_title_is_long() {
+    let home = tempfile::tempdir().unwrap();
+    let mut h = Harness::configured(70, 16);
+    h.app.set_cairn_home(home.path().to_path_buf());
+    let store = cairn_core::plans::PlanStore::in_home(home.path());
+    let doc = store
+        .create(
+            Plan {
+                title: Some(
+                    "Add retries to the HTTP client with exponential backoff and jitter".into(),
+                ),
+                plan: vec![
+                    PlanStep::new("Read", PlanStepStatus::Completed),
+                    PlanStep::new("Write", PlanStepStatus::Pending),
+                ],
+                ..Plan::default()
+            },
+            Some("conv-1"),
+        )
+        .unwrap();
+    h.submit("/plans");
+    let screen = h.render();
+    assert!(
+        screen.contains("│› Add retries to the HTTP client…  draft · 1 of 2 done · just now "),
+        "{screen}"
+    );
+    h.resize(160, 16);
+    let screen = h.render();
+    assert!(
+        screen.contains(&format!(
+            "› Add retries to the HTTP client with exponential backoff and jitter  draft · 1 of 2 done · just now · {}",
+            doc.id()
+        )),
+        "wide enough for the whole title and the id:\n{screen}"
+    );
+}
+
+#[test]
+fn a_long_plan_opened_from_plans_is_shown_from_its_heading() {
+    let home = tempfile::tempdir().unwrap();
+    let mut h = Harness::configured(70, 16);
+    h.app.set_cairn_home(home.path().to_path_buf());
+    let store = cairn_core::plans::PlanStore::in_home(home.path());
+    let steps = (1..=30)
+        .map(|i| PlanStep::new(format!("Step {i}"), PlanStepStatus::Pending))
+        .collect();
+    let doc = store
+        .create(
+            Plan {
+                title: Some("Thirty steps".into()),
+                plan: steps,
+                ..Plan::default()
+            },
+            Some("conv-1"),
+        )
+        .unwrap();
+    h.submit("/plans");
+    h.key(KeyCode::Enter);
+    let screen = h.render();
+    assert!(
+        screen.starts_with(&format!("• Plan {} · Thirty steps · draft\n", doc.id())),
+        "{screen}"
+    );
+    assert!(screen.contains("□ 1. Step 1"), "{screen}");
+    h.key(KeyCode::End);
+    assert!(h.render().contains("□ 30. Step 30"));
+}
+
 /// The bottom rows of the screen from the hint down, for snapshots.
 fn bottom_rows(screen: &str, rows: usize) -> String {
     let lines: Vec<&str> = screen.lines().collect();
