@@ -10,8 +10,8 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::OnceLock;
 use syntect::easy::HighlightLines;
-use syntect::highlighting::{Theme, ThemeSet};
-use syntect::parsing::SyntaxSet;
+use syntect::highlighting::{HighlightState, Theme, ThemeSet};
+use syntect::parsing::{ParseState, SyntaxReference, SyntaxSet};
 use syntect::util::LinesWithEndings;
 
 /// Blocks larger than this are shown plain: highlighting is linear but slow per byte.
@@ -43,6 +43,17 @@ pub fn is_loaded() -> bool {
 #[derive(Debug, Default)]
 pub struct HighlightCache {
     blocks: HashMap<u64, Vec<Line<'static>>>,
+    /// The block still streaming: highlighted up to `text`, continued from `state` as lines
+    /// arrive, so it is coloured from its first line without re-highlighting its start.
+    open: Option<OpenBlock>,
+}
+
+#[derive(Debug)]
+struct OpenBlock {
+    lang: String,
+    text: String,
+    lines: Vec<Line<'static>>,
+    state: (HighlightState, ParseState),
 }
 
 impl HighlightCache {
@@ -65,30 +76,76 @@ impl HighlightCache {
     }
 }
 
+impl HighlightCache {
+    /// The lines of a code block that is still streaming; `code` holds complete lines only
+    /// (each ends in a newline), so what is coloured now stays as it is when more arrives.
+    /// `None` when the language is unknown.
+    pub fn highlight_open(&mut self, lang: &str, code: &str) -> Option<Vec<Line<'static>>> {
+        let lang = lang.split([' ', ',', '{']).next().unwrap_or("").trim();
+        if lang.is_empty() || code.len() > MAX_HIGHLIGHT_BYTES {
+            return None;
+        }
+        let assets = assets();
+        let theme = assets.theme.as_ref()?;
+        let continues = self
+            .open
+            .as_ref()
+            .is_some_and(|o| o.lang == lang && code.starts_with(&o.text));
+        let mut block = match self.open.take() {
+            Some(block) if continues => block,
+            _ => {
+                let syntax = find_syntax(assets, lang)?;
+                let fresh = HighlightLines::new(syntax, theme);
+                OpenBlock {
+                    lang: lang.to_string(),
+                    text: String::new(),
+                    lines: Vec::new(),
+                    state: fresh.state(),
+                }
+            }
+        };
+        let (highlight_state, parse_state) = block.state;
+        let mut highlighter = HighlightLines::from_state(theme, highlight_state, parse_state);
+        for line in LinesWithEndings::from(&code[block.text.len()..]) {
+            block.lines.push(highlight_line(&mut highlighter, line)?);
+        }
+        block.state = highlighter.state();
+        block.text = code.to_string();
+        let lines = block.lines.clone();
+        self.open = Some(block);
+        Some(lines)
+    }
+}
+
+fn find_syntax<'a>(assets: &'a Assets, lang: &str) -> Option<&'a SyntaxReference> {
+    assets
+        .syntaxes
+        .find_syntax_by_token(lang)
+        .or_else(|| assets.syntaxes.find_syntax_by_extension(lang))
+}
+
+fn highlight_line(highlighter: &mut HighlightLines<'_>, line: &str) -> Option<Line<'static>> {
+    let ranges = highlighter.highlight_line(line, &assets().syntaxes).ok()?;
+    let spans: Vec<Span<'static>> = ranges
+        .into_iter()
+        .filter_map(|(style, text)| {
+            let text = text.trim_end_matches(['\n', '\r']);
+            (!text.is_empty()).then(|| {
+                let fg = style.foreground;
+                Span::styled(text.to_string(), theme::syntax(fg.r, fg.g, fg.b))
+            })
+        })
+        .collect();
+    Some(Line::from(spans))
+}
+
 fn highlight_uncached(lang: &str, code: &str) -> Option<Vec<Line<'static>>> {
     let assets = assets();
     let theme = assets.theme.as_ref()?;
-    let syntax = assets
-        .syntaxes
-        .find_syntax_by_token(lang)
-        .or_else(|| assets.syntaxes.find_syntax_by_extension(lang))?;
-    let mut highlighter = HighlightLines::new(syntax, theme);
-    let mut lines = Vec::new();
-    for line in LinesWithEndings::from(code) {
-        let ranges = highlighter.highlight_line(line, &assets.syntaxes).ok()?;
-        let spans: Vec<Span<'static>> = ranges
-            .into_iter()
-            .filter_map(|(style, text)| {
-                let text = text.trim_end_matches(['\n', '\r']);
-                (!text.is_empty()).then(|| {
-                    let fg = style.foreground;
-                    Span::styled(text.to_string(), theme::syntax(fg.r, fg.g, fg.b))
-                })
-            })
-            .collect();
-        lines.push(Line::from(spans));
-    }
-    Some(lines)
+    let mut highlighter = HighlightLines::new(find_syntax(assets, lang)?, theme);
+    LinesWithEndings::from(code)
+        .map(|line| highlight_line(&mut highlighter, line))
+        .collect()
 }
 
 #[cfg(test)]

@@ -366,8 +366,10 @@ impl Renderer<'_> {
 
     fn emit_code(&mut self, code: CodeBlock) {
         let text = code.text.strip_suffix('\n').unwrap_or(&code.text);
+        // A block still streaming is coloured line by line as it arrives (its lines are
+        // complete), so it does not flash from plain to coloured when its fence closes.
         let highlighted = if code.maybe_open {
-            None
+            self.cache.highlight_open(&code.lang, &code.text)
         } else {
             self.cache.highlight(&code.lang, text)
         };
@@ -483,10 +485,24 @@ mod tests {
     }
 
     #[test]
-    fn open_code_block_is_not_highlighted_while_streaming() {
+    fn open_code_block_is_highlighted_while_streaming_as_it_will_be_when_closed() {
         let mut cache = HighlightCache::default();
-        let lines = render("```rust\nfn main() {}\n", 40, false, &mut cache);
-        assert_eq!(plain(&lines), vec!["  fn main() {}"]);
-        assert_eq!(lines[0].spans[1].style, theme::code_block());
+        let streamed = "```rust\nfn main() {\n    let x = \"s\"; // c\n";
+        let open = render(streamed, 40, false, &mut cache);
+        assert_eq!(
+            plain(&open),
+            vec!["  fn main() {", "      let x = \"s\"; // c"]
+        );
+        assert!(open[0].spans.len() > 2, "tokens get their own colours");
+        assert_ne!(open[0].spans[1].style, theme::code_block());
+        let more = render(&format!("{streamed}}}\n"), 40, false, &mut cache);
+        assert_eq!(&more[..2], &open[..], "lines already shown do not change");
+        let closed = render(
+            &format!("{streamed}}}\n```\n"),
+            40,
+            true,
+            &mut HighlightCache::default(),
+        );
+        assert_eq!(closed, more, "closing the fence changes nothing on screen");
     }
 }

@@ -56,15 +56,13 @@ impl StreamingMarkdown {
         &self.source
     }
 
-    /// The part that is rendered now: everything when complete, else up to the last newline.
+    /// The part that is rendered now: everything when complete, else the complete lines,
+    /// less a table row that may still become a table's header.
     pub fn renderable(&self) -> &str {
         if self.complete {
             &self.source
         } else {
-            match self.source.rfind('\n') {
-                Some(i) => &self.source[..=i],
-                None => "",
-            }
+            &self.source[..stable_end(&self.source)]
         }
     }
 
@@ -74,16 +72,33 @@ impl StreamingMarkdown {
         let src = if complete {
             self.source.as_str()
         } else {
-            match self.source.rfind('\n') {
-                Some(i) => &self.source[..=i],
-                None => "",
-            }
+            &self.source[..stable_end(&self.source)]
         };
         if src.trim().is_empty() {
             return Vec::new();
         }
         render(src, width, complete, &mut self.cache)
     }
+}
+
+/// Where the stable part of a streaming message ends: after its last newline, except that a
+/// last line starting with `|` after a line that does not is held back, because the next line
+/// decides whether it is a paragraph or a table's header (shown as text, then as a table).
+fn stable_end(source: &str) -> usize {
+    let Some(last_newline) = source.rfind('\n') else {
+        return 0;
+    };
+    let complete = &source[..last_newline];
+    let line_start = complete.rfind('\n').map_or(0, |i| i + 1);
+    let is_row = |line: &str| line.trim_start().starts_with('|');
+    if is_row(&complete[line_start..]) {
+        let before = &complete[..line_start.saturating_sub(1)];
+        let previous = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
+        if line_start == 0 || !is_row(previous) {
+            return line_start;
+        }
+    }
+    last_newline + 1
 }
 
 #[cfg(test)]
@@ -108,5 +123,28 @@ mod tests {
         md.push("partial\n");
         md.finish(Some("the whole answer"));
         assert_eq!(plain(&md.render(40)), vec!["the whole answer"]);
+    }
+
+    #[test]
+    fn a_table_header_waits_for_its_delimiter_row() {
+        let mut md = StreamingMarkdown::new();
+        md.push("Results:\n\n| name | value |\n");
+        assert_eq!(
+            plain(&md.render(40)),
+            vec!["Results:"],
+            "not shown as text first"
+        );
+        md.push("|---|---|\n");
+        let table = plain(&md.render(40));
+        assert_eq!(table, vec!["Results:", "", "name │ value"]);
+        md.push("| a | 1 |\n");
+        assert_eq!(
+            plain(&md.render(40)),
+            vec!["Results:", "", "name │ value", "a │ 1"],
+            "body rows show as they arrive"
+        );
+        md.push("\nDone.");
+        md.finish(None);
+        assert_eq!(plain(&md.render(40)).last().unwrap(), "Done.");
     }
 }
