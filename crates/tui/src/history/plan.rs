@@ -178,17 +178,19 @@ fn completion_card(
 }
 
 /// The pinned plan above the composer: a title with "n of m done" and a window of at most
-/// `max_steps` steps around the first unfinished one.
+/// `max_steps` steps around the step in progress (else the first unfinished one).
 pub fn pinned_lines(plan: &Plan, width: usize, max_steps: usize) -> Vec<Line<'static>> {
     let (done, total) = plan.progress();
     let mut lines = vec![Line::from(vec![
         Span::styled(strings::pinned_plan_title(done, total), theme::bold()),
         Span::styled(format!("  ({})", strings::PINNED_HIDE_HINT), theme::dim()),
     ])];
+    // A step left pending earlier must not hide the one being worked on.
     let focus = plan
         .plan
         .iter()
-        .position(|s| !s.status.is_settled())
+        .position(|s| s.status == PlanStepStatus::InProgress)
+        .or_else(|| plan.plan.iter().position(|s| !s.status.is_settled()))
         .unwrap_or(plan.plan.len().saturating_sub(1));
     let start = focus
         .saturating_sub(1)
@@ -200,4 +202,37 @@ pub fn pinned_lines(plan: &Plan, width: usize, max_steps: usize) -> Vec<Line<'st
         lines.push(crate::wrap::truncate_line(Line::from(spans), width));
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(lines: &[Line<'_>]) -> Vec<String> {
+        lines
+            .iter()
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn pinned_plan_shows_the_step_in_progress_even_after_a_pending_one() {
+        use PlanStepStatus::*;
+        let statuses = [
+            Completed, Completed, Pending, Completed, Completed, Completed, Completed, InProgress,
+            Pending, Pending,
+        ];
+        let plan = Plan {
+            plan: statuses
+                .iter()
+                .enumerate()
+                .map(|(i, status)| PlanStep::new(format!("step {}", i + 1), *status))
+                .collect(),
+            ..Plan::default()
+        };
+        let lines = texts(&pinned_lines(&plan, 60, 5));
+        assert_eq!(lines[0], "Plan · 6 of 10 done  (ctrl+t to hide)");
+        assert!(lines.contains(&" □ step 8".to_string()), "{lines:?}");
+        assert_eq!(lines.len(), 6);
+    }
 }
