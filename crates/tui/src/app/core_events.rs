@@ -184,9 +184,7 @@ impl App {
                     });
                     return;
                 }
-                self.popup = None;
-                self.views
-                    .push(Box::new(QuestionView::new(call_id, questions)));
+                self.open_dialog(Box::new(QuestionView::new(call_id, questions)));
             }
             EventMsg::PlanUpdate(plan) => {
                 self.transcript.push(HistoryCell::Plan(plan.clone()));
@@ -204,9 +202,7 @@ impl App {
                 plan_file_path,
             } => {
                 self.close_plan_review();
-                self.popup = None;
-                self.views
-                    .push(Box::new(PlanReviewView::new(plan_content, plan_file_path)));
+                self.open_dialog(Box::new(PlanReviewView::new(plan_content, plan_file_path)));
             }
             EventMsg::PlanModeExited { approved } => {
                 self.close_plan_review();
@@ -275,8 +271,7 @@ impl App {
                 return;
             }
         }
-        self.popup = None;
-        self.views.push(Box::new(ApprovalView::new(request)));
+        self.open_dialog(Box::new(ApprovalView::new(request)));
     }
 
     fn close_plan_review(&mut self) {

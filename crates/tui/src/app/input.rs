@@ -77,6 +77,19 @@ impl App {
     /// A key press.
     pub fn handle_key(&mut self, key: KeyEvent) {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let typed = matches!(
+            key.code,
+            KeyCode::Char(_) | KeyCode::Enter | KeyCode::Backspace
+        );
+        if typed && !ctrl && self.typing_grace() {
+            // A dialog just opened under the user's fingers: the rest of what they were
+            // typing stays in the composer instead of answering it.
+            self.typed_at = Some(self.now);
+            if let ComposerResult::Submitted(text) = self.composer.handle_key(key) {
+                self.submit_text(&text);
+            }
+            return;
+        }
         if let Some(view) = self.views.last_mut() {
             match view.handle_key(key, &self.tx) {
                 ViewResult::Consumed => return,
@@ -102,10 +115,14 @@ impl App {
         }
         match self.composer.handle_key(key) {
             ComposerResult::Submitted(text) => {
+                self.typed_at = Some(self.now);
                 self.popup = None;
                 self.submit_text(&text);
             }
-            ComposerResult::Handled => self.sync_popup(),
+            ComposerResult::Handled => {
+                self.typed_at = Some(self.now);
+                self.sync_popup();
+            }
             ComposerResult::Ignored => {}
         }
     }

@@ -51,6 +51,11 @@ pub const QUIT_WINDOW: Duration = Duration::from_secs(2);
 const PINNED_MAX_STEPS: usize = 5;
 /// Most queued messages listed above the composer.
 const QUEUED_MAX_ROWS: usize = 3;
+/// Typing that recent counts as "the user is typing" when a dialog opens.
+const TYPING_WINDOW: Duration = Duration::from_secs(1);
+/// How long a dialog that opened under the user's fingers leaves typed keys to the composer,
+/// so a word being typed ("any", "yes") cannot answer it.
+const TYPING_GRACE: Duration = Duration::from_millis(600);
 
 struct RunningTask {
     /// Submission id of the message that started it, when this front end sent it.
@@ -94,6 +99,10 @@ pub struct App {
     tokens: Option<TokenUsage>,
     retry: Option<String>,
     quit_armed_at: Option<Instant>,
+    /// Last key that went into the composer.
+    typed_at: Option<Instant>,
+    /// When the dialog on top (approval, question, plan review) opened while the user typed.
+    dialog_opened_while_typing: Option<Instant>,
     streaming: Option<usize>,
     reasoning: Option<usize>,
     tool_cells: HashMap<String, usize>,
@@ -130,6 +139,8 @@ impl App {
             tokens: None,
             retry: None,
             quit_armed_at: None,
+            typed_at: None,
+            dialog_opened_while_typing: None,
             streaming: None,
             reasoning: None,
             tool_cells: HashMap::new(),
@@ -208,6 +219,22 @@ impl App {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
+    }
+
+    /// Open a dialog the running task waits for (approval, question, plan review).
+    fn open_dialog(&mut self, view: Box<dyn View>) {
+        self.popup = None;
+        self.views.push(view);
+        let typing = self
+            .typed_at
+            .is_some_and(|t| self.now.saturating_duration_since(t) < TYPING_WINDOW);
+        self.dialog_opened_while_typing = typing.then_some(self.now);
+    }
+
+    /// True while keys typed into the composer just before a dialog opened keep going there.
+    fn typing_grace(&self) -> bool {
+        self.dialog_opened_while_typing
+            .is_some_and(|t| self.now.saturating_duration_since(t) < TYPING_GRACE)
     }
 
     fn ctrl_c_armed(&self) -> bool {

@@ -18,6 +18,8 @@ fn approval_overlay_approves_and_queues_further_requests() {
     h.event_id("op-1", exec_request("c1", "cargo build"));
     h.event_id("op-1", exec_request("c2", "rm -rf target"));
     insta::assert_snapshot!("approval_exec_queued", h.render());
+    // The user reads the dialog before answering (keys typed at once go to the composer).
+    h.at(1.0);
     h.type_str("hello");
     assert_eq!(
         h.app.composer_text(),
@@ -53,10 +55,55 @@ fn approval_overlay_approves_and_queues_further_requests() {
 }
 
 #[test]
+fn a_dialog_that_opens_while_the_user_types_is_not_answered_by_the_typing() {
+    let mut h = Harness::configured(80, 20);
+    h.submit("build it");
+    h.at(5.0);
+    h.type_str("and th");
+    // The approval arrives mid-word; "any" would otherwise approve for the whole session.
+    h.event_id("op-1", exec_request("c1", "rm -rf build"));
+    h.at(5.2);
+    h.type_str("en any tests");
+    h.key(KeyCode::Enter);
+    assert_eq!(h.ops().len(), 1, "nothing was decided: {:?}", h.ops());
+    assert!(
+        h.render().contains("Allow this command?"),
+        "the dialog waits"
+    );
+    assert!(
+        h.render().contains("↳ queued: and then any tests"),
+        "the typing became the queued message it was meant to be"
+    );
+    // Once the user had time to see the dialog, its keys work.
+    h.at(6.0);
+    h.key(KeyCode::Char('n'));
+    h.key(KeyCode::Enter);
+    assert_eq!(
+        h.last_op(),
+        Some(Op::ExecApproval {
+            call_id: "c1".into(),
+            decision: ReviewDecision::Denied { feedback: None }
+        })
+    );
+    // A dialog that opens while the user is idle answers to its keys at once.
+    h.at(20.0);
+    h.event_id("op-1", exec_request("c2", "ls"));
+    h.key(KeyCode::Char('y'));
+    assert_eq!(
+        h.last_op(),
+        Some(Op::ExecApproval {
+            call_id: "c2".into(),
+            decision: ReviewDecision::Approved
+        })
+    );
+}
+
+#[test]
 fn approval_overlay_session_esc_and_abort() {
     let mut h = Harness::configured(80, 20);
     h.submit("x");
     h.event_id("op-1", exec_request("c1", "ls"));
+    h.at(1.0);
     h.key(KeyCode::Char('a'));
     assert_eq!(
         h.last_op(),
@@ -107,6 +154,7 @@ fn patch_approval_shows_a_coloured_diff() {
         h.style_of("+    new();").unwrap().fg,
         Some(ratatui::style::Color::Green)
     );
+    h.at(1.0);
     h.key(KeyCode::Char('y'));
     assert_eq!(
         h.last_op(),
@@ -142,6 +190,7 @@ fn a_big_diff_scrolls_in_the_approval_overlay_under_fixed_keys() {
         "{screen}"
     );
     assert!(screen.contains("[y] Yes"), "{screen}");
+    h.at(1.0);
     h.key(KeyCode::PageDown);
     let screen = h.render();
     assert!(!screen.contains("│ +line 0 "), "{screen}");
@@ -231,6 +280,7 @@ fn question_overlay_answers_by_number_or_text() {
         },
     );
     insta::assert_snapshot!("question_overlay", h.render());
+    h.at(1.0);
     h.key(KeyCode::Char('2'));
     assert!(h.render().contains("Anything else?"));
     h.type_str("keep it small");
@@ -298,6 +348,7 @@ fn plan_review_scrolls_from_the_start_and_enter_approves() {
             row: 0,
             modifiers: KeyModifiers::NONE,
         }));
+    h.at(1.0);
     h.key(KeyCode::Home);
     h.type_str("x");
     assert_eq!(h.app.composer_text(), "", "nothing reaches the composer");
@@ -332,6 +383,7 @@ fn plan_review_keys_and_long_feedback_wrap_in_a_narrow_terminal() {
         h.render().contains("Run all the tests."),
         "the end is reachable"
     );
+    h.at(1.0);
     h.key(KeyCode::Char('f'));
     h.type_str("split the cache step in two and measure the hit rate before and after");
     let screen = h.render();
@@ -344,6 +396,7 @@ fn plan_review_keys_and_long_feedback_wrap_in_a_narrow_terminal() {
 fn plan_review_esc_rejects_and_f_sends_feedback() {
     let mut h = Harness::configured(80, 20);
     open_review(&mut h);
+    h.at(1.0);
     h.key(KeyCode::Esc);
     assert_eq!(
         h.last_op(),
@@ -402,6 +455,7 @@ fn plan_review_closes_when_the_task_is_interrupted() {
 fn plan_review_e_asks_the_loop_to_edit_and_shows_the_edited_plan() {
     let mut h = Harness::configured(80, 20);
     open_review(&mut h);
+    h.at(1.0);
     h.key(KeyCode::Char('e'));
     assert_eq!(
         h.requests,
