@@ -115,7 +115,8 @@ impl App {
         }
         match self.composer.handle_key(key) {
             ComposerResult::Submitted(text) => {
-                self.typed_at = Some(self.now);
+                // Sent: the user now waits for the answer rather than typing.
+                self.typed_at = None;
                 self.popup = None;
                 self.submit_text(&text);
             }

@@ -18,8 +18,6 @@ fn approval_overlay_approves_and_queues_further_requests() {
     h.event_id("op-1", exec_request("c1", "cargo build"));
     h.event_id("op-1", exec_request("c2", "rm -rf target"));
     insta::assert_snapshot!("approval_exec_queued", h.render());
-    // The user reads the dialog before answering (keys typed at once go to the composer).
-    h.at(1.0);
     h.type_str("hello");
     assert_eq!(
         h.app.composer_text(),
@@ -85,8 +83,10 @@ fn a_dialog_that_opens_while_the_user_types_is_not_answered_by_the_typing() {
             decision: ReviewDecision::Denied { feedback: None }
         })
     );
-    // A dialog that opens while the user is idle answers to its keys at once.
+    // A dialog that opens while the user waits (even right after sending a message)
+    // answers to its keys at once.
     h.at(20.0);
+    h.submit("one more thing");
     h.event_id("op-1", exec_request("c2", "ls"));
     h.key(KeyCode::Char('y'));
     assert_eq!(
@@ -103,7 +103,6 @@ fn approval_overlay_session_esc_and_abort() {
     let mut h = Harness::configured(80, 20);
     h.submit("x");
     h.event_id("op-1", exec_request("c1", "ls"));
-    h.at(1.0);
     h.key(KeyCode::Char('a'));
     assert_eq!(
         h.last_op(),
@@ -154,7 +153,6 @@ fn patch_approval_shows_a_coloured_diff() {
         h.style_of("+    new();").unwrap().fg,
         Some(ratatui::style::Color::Green)
     );
-    h.at(1.0);
     h.key(KeyCode::Char('y'));
     assert_eq!(
         h.last_op(),
@@ -190,7 +188,6 @@ fn a_big_diff_scrolls_in_the_approval_overlay_under_fixed_keys() {
         "{screen}"
     );
     assert!(screen.contains("[y] Yes"), "{screen}");
-    h.at(1.0);
     h.key(KeyCode::PageDown);
     let screen = h.render();
     assert!(!screen.contains("│ +line 0 "), "{screen}");
@@ -280,7 +277,6 @@ fn question_overlay_answers_by_number_or_text() {
         },
     );
     insta::assert_snapshot!("question_overlay", h.render());
-    h.at(1.0);
     h.key(KeyCode::Char('2'));
     assert!(h.render().contains("Anything else?"));
     h.type_str("keep it small");
@@ -348,7 +344,6 @@ fn plan_review_scrolls_from_the_start_and_enter_approves() {
             row: 0,
             modifiers: KeyModifiers::NONE,
         }));
-    h.at(1.0);
     h.key(KeyCode::Home);
     h.type_str("x");
     assert_eq!(h.app.composer_text(), "", "nothing reaches the composer");
@@ -383,7 +378,6 @@ fn plan_review_keys_and_long_feedback_wrap_in_a_narrow_terminal() {
         h.render().contains("Run all the tests."),
         "the end is reachable"
     );
-    h.at(1.0);
     h.key(KeyCode::Char('f'));
     h.type_str("split the cache step in two and measure the hit rate before and after");
     let screen = h.render();
@@ -396,7 +390,6 @@ fn plan_review_keys_and_long_feedback_wrap_in_a_narrow_terminal() {
 fn plan_review_esc_rejects_and_f_sends_feedback() {
     let mut h = Harness::configured(80, 20);
     open_review(&mut h);
-    h.at(1.0);
     h.key(KeyCode::Esc);
     assert_eq!(
         h.last_op(),
@@ -455,7 +448,6 @@ fn plan_review_closes_when_the_task_is_interrupted() {
 fn plan_review_e_asks_the_loop_to_edit_and_shows_the_edited_plan() {
     let mut h = Harness::configured(80, 20);
     open_review(&mut h);
-    h.at(1.0);
     h.key(KeyCode::Char('e'));
     assert_eq!(
         h.requests,
