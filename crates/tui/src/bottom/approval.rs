@@ -238,6 +238,11 @@ impl View for ApprovalView {
         if ctrl && key.code == KeyCode::Char('c') {
             return self.decide(ReviewDecision::Abort, tx);
         }
+        // Ctrl+T (pinned plan) and Ctrl+O (expand output) stay the app's: hiding the plan
+        // makes room for a long command, expanding shows the whole diff in the transcript.
+        if ctrl && matches!(key.code, KeyCode::Char('t') | KeyCode::Char('o')) {
+            return ViewResult::Ignored;
+        }
         if let Some(text) = &mut self.feedback {
             match key.code {
                 KeyCode::Enter => {

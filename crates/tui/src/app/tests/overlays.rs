@@ -223,6 +223,28 @@ fn a_big_diff_scrolls_in_the_approval_overlay_under_fixed_keys() {
 }
 
 #[test]
+fn ctrl_t_hides_the_pinned_plan_while_an_approval_is_open() {
+    let mut h = Harness::configured(80, 24);
+    h.submit("work");
+    h.event_id(
+        "op-1",
+        EventMsg::PlanUpdate(plan(&[
+            ("Read", PlanStepStatus::Completed),
+            ("Write", PlanStepStatus::InProgress),
+        ])),
+    );
+    h.event_id("op-1", exec_request("c1", "cargo test"));
+    assert!(h.render().contains("Plan · 1 of 2 done"));
+    h.ctrl('t');
+    let screen = h.render();
+    assert!(!screen.contains("Plan · 1 of 2 done"), "{screen}");
+    assert!(screen.contains("Allow this command?"), "{screen}");
+    assert!(h.ops().len() == 1, "no decision: {:?}", h.ops());
+    h.ctrl('t');
+    assert!(h.render().contains("Plan · 1 of 2 done"));
+}
+
+#[test]
 fn a_long_command_is_shown_whole_in_a_small_terminal() {
     let mut h = Harness::configured(50, 14);
     h.submit("run");
