@@ -169,6 +169,30 @@ fn command_with_nonzero_exit_code() {
 }
 
 #[test]
+fn command_output_shows_what_a_terminal_would_not_escape_junk() {
+    let screen = draw(
+        &|| {
+            tool(
+                ToolState::Done {
+                    success: true,
+                    duration_ms: 120,
+                    output: "Exit code: 0\nOutput:\n\u{1b}[1m\u{1b}[31merror\u{1b}[0m: bad\n\u{1b}]8;;https://x.io\u{7}link\u{1b}]8;;\u{7}\ndownloading 10%\rdownloading 100%\nbell\u{7} done\r\n".into(),
+                },
+                "shell",
+            )
+        },
+        80,
+        false,
+    );
+    let body: Vec<&str> = screen.lines().skip(1).take(4).map(str::trim).collect();
+    assert_eq!(
+        body,
+        vec!["└ error: bad", "link", "downloading 100%", "bell done"],
+        "{screen}"
+    );
+}
+
+#[test]
 fn diff_cell() {
     snapshot_both("diff", &|| {
         HistoryCell::Diff {

@@ -155,7 +155,7 @@ pub fn output_lines(
     for line in shown {
         let prefix = vec![first.take().unwrap_or_else(|| rest[0].clone())];
         lines.extend(wrap_text(
-            line,
+            &as_terminal_shows(line),
             style.patch(theme::dim()),
             width,
             &prefix,
@@ -163,6 +163,44 @@ pub fn output_lines(
         ));
     }
     lines
+}
+
+/// One line of program output as a terminal would show it: colour and cursor escape
+/// sequences removed (tools that force colour would otherwise show `[31m` junk), only the
+/// text after the last carriage return kept (progress bars redraw their line), and other
+/// control characters dropped. Tabs stay.
+pub fn as_terminal_shows(line: &str) -> String {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    let line = line.rsplit('\r').next().unwrap_or(line);
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => match chars.next() {
+                // CSI: parameters and intermediates up to a final byte in @..~.
+                Some('[') => {
+                    for c in chars.by_ref() {
+                        if ('@'..='~').contains(&c) {
+                            break;
+                        }
+                    }
+                }
+                // OSC (titles, hyperlinks): up to BEL or ESC \.
+                Some(']') => {
+                    while let Some(c) = chars.next() {
+                        if c == '\u{7}' || (c == '\u{1b}' && chars.next_if_eq(&'\\').is_some()) {
+                            break;
+                        }
+                    }
+                }
+                _ => {}
+            },
+            '\t' => out.push(c),
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// True for text that contains a unified diff hunk.
