@@ -4,7 +4,7 @@
 
 use cairn_e2e::{cairn_bin, mock_provider_args};
 use cairn_mock_model::{MockResponse, MockServer, chat};
-use portable_pty::{Child, CommandBuilder, PtySize, native_pty_system};
+use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
 use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::path::Path;
@@ -21,6 +21,16 @@ struct Tui {
     screen: Arc<Mutex<vt100::Parser>>,
     writer: Box<dyn Write + Send>,
     child: Box<dyn Child + Send + Sync>,
+    master: Box<dyn MasterPty + Send>,
+}
+
+fn pty_size(rows: u16, cols: u16) -> PtySize {
+    PtySize {
+        rows,
+        cols,
+        pixel_width: 0,
+        pixel_height: 0,
+    }
 }
 
 impl Tui {
@@ -29,13 +39,18 @@ impl Tui {
     }
 
     fn start_with_env(home: &Path, work: &Path, args: &[String], env: &[(&str, &str)]) -> Self {
+        Self::start_sized(home, work, args, env, (ROWS, COLS))
+    }
+
+    fn start_sized(
+        home: &Path,
+        work: &Path,
+        args: &[String],
+        env: &[(&str, &str)],
+        (rows, cols): (u16, u16),
+    ) -> Self {
         let pair = native_pty_system()
-            .openpty(PtySize {
-                rows: ROWS,
-                cols: COLS,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
+            .openpty(pty_size(rows, cols))
             .expect("open a pty");
         let mut cmd = CommandBuilder::new(cairn_bin());
         cmd.args(args);
@@ -58,11 +73,10 @@ impl Tui {
         drop(pair.slave);
         let mut reader = pair.master.try_clone_reader().expect("pty reader");
         let writer = pair.master.take_writer().expect("pty writer");
-        let screen = Arc::new(Mutex::new(vt100::Parser::new(ROWS, COLS, 0)));
+        let screen = Arc::new(Mutex::new(vt100::Parser::new(rows, cols, 0)));
         let sink = screen.clone();
+        let master = pair.master;
         std::thread::spawn(move || {
-            // Keep the master alive as long as the reader runs.
-            let _master = pair.master;
             let mut buf = [0u8; 8192];
             while let Ok(n) = reader.read(&mut buf) {
                 if n == 0 {
@@ -75,7 +89,18 @@ impl Tui {
             screen,
             writer,
             child,
+            master,
         }
+    }
+
+    /// Resize the terminal (the TUI gets SIGWINCH), as a window manager or tmux does.
+    fn resize(&mut self, rows: u16, cols: u16) {
+        self.screen
+            .lock()
+            .unwrap()
+            .screen_mut()
+            .set_size(rows, cols);
+        self.master.resize(pty_size(rows, cols)).unwrap();
     }
 
     fn contents(&self) -> String {
@@ -323,6 +348,61 @@ async fn plan_mode_review_enter_approves_and_badge_returns_to_normal() {
         std::fs::read_to_string(work.path().join("lib.rs")).unwrap(),
         "fn b() {}\n"
     );
+    tui.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plan_mode_hint_stays_whole_at_100_columns_and_through_resizes() {
+    let home = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let server = MockServer::start(vec![text("Looking around.")]).await;
+    let mut tui = Tui::start_sized(
+        home.path(),
+        work.path(),
+        &mock_provider_args(&server.base_url()),
+        &[],
+        (30, 100),
+    );
+    tui.wait_for_text("Ask cairn anything").await;
+    tui.submit("/plan look around");
+    tui.wait_for_text("Looking around.").await;
+    let plan_path = plan_path_from(&server.wait_for_requests(1).await[0]);
+    let name = Path::new(&plan_path)
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    // vt100 pads the wide emoji's second cell; compare without it.
+    let flat = |s: &str| s.replace("📋 ", "📋");
+    let two_rows =
+        format!("📋Plan Mode | File: {name} |\nUse read-only tools, then call exit_plan_mode\n");
+    let screen = tui
+        .wait_for("the hint on two rows", |s| flat(s).contains(&two_rows))
+        .await;
+    assert!(screen.contains(" PLAN MODE "), "{screen}");
+
+    tui.resize(20, 60);
+    let narrow =
+        format!("📋Plan Mode | File:\n{name} |\nUse read-only tools, then call exit_plan_mode\n");
+    let screen = tui
+        .wait_for("the hint re-wrapped at 60 columns", |s| {
+            flat(s).contains(&narrow)
+        })
+        .await;
+    let rows: Vec<&str> = screen.lines().collect();
+    assert_eq!(rows.len(), 20, "{screen}");
+    assert_eq!(
+        rows.iter()
+            .filter(|r| r.contains("Ask cairn anything"))
+            .count(),
+        1,
+        "one composer, no leftovers:\n{screen}"
+    );
+    assert!(rows[19].starts_with(" PLAN MODE "), "{screen}");
+
+    tui.resize(30, 100);
+    tui.wait_for("the hint back on two rows", |s| flat(s).contains(&two_rows))
+        .await;
     tui.quit().await;
 }
 
