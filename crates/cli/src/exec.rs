@@ -183,7 +183,7 @@ impl Output {
             }
             EventMsg::ToolCallBegin { description, .. } => {
                 self.end_line();
-                eprintln!("{}", self.dim(&format!("▸ {description}")));
+                eprintln!("{}", self.dim(&format!("▸ {}", as_action(description))));
             }
             EventMsg::ToolCallEnd {
                 success: false,
@@ -247,6 +247,20 @@ impl Output {
     }
 }
 
+/// "Would run `ls`" (the dry-run sentence) as "Run `ls`": by the time it is printed, it runs.
+fn as_action(description: &str) -> String {
+    match description.strip_prefix("Would ") {
+        Some(rest) => {
+            let mut chars = rest.chars();
+            chars
+                .next()
+                .map(|first| first.to_uppercase().chain(chars).collect())
+                .unwrap_or_default()
+        }
+        None => description.to_string(),
+    }
+}
+
 /// A plan as plain-text checklist.
 fn checklist(plan: &Plan) -> String {
     let mut out = String::new();
@@ -266,4 +280,16 @@ fn checklist(plan: &Plan) -> String {
         out.push_str(&format!("  {glyph} {}\n", step.step));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dry_run_sentences_read_as_actions() {
+        assert_eq!(as_action("Would run `ls` in src"), "Run `ls` in src");
+        assert_eq!(as_action("Thinking: x"), "Thinking: x");
+        assert_eq!(as_action("Would "), "");
+    }
 }

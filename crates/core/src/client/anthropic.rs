@@ -6,7 +6,7 @@
 //! arrives as `input_json_delta` fragments appended to one buffer and handed on once, at
 //! `content_block_stop`.
 
-use super::sse::{SseDecoder, SseEvent, decode};
+use super::sse::{SseDecoder, SseEvent, decode, parse_event};
 use super::{
     Auth, ClientError, ModelClient, ModelRequest, ResponseEvent, ResponseStream, Usage, endpoint,
     send,
@@ -96,12 +96,6 @@ struct Event<'a> {
     usage: Option<EventUsage>,
     #[serde(default)]
     error: Option<ErrorBody>,
-}
-
-#[derive(Deserialize)]
-struct Kind<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Cow<'a, str>,
 }
 
 #[derive(Deserialize)]
@@ -328,15 +322,8 @@ impl SseDecoder for AnthropicDecoder {
         if data.is_empty() {
             return Ok(());
         }
-        let event: Event<'_> = match serde_json::from_str(data) {
-            Ok(event) => event,
-            Err(err) => {
-                let kind = serde_json::from_str::<Kind<'_>>(data).map(|k| k.kind);
-                return match kind {
-                    Ok(kind) if !HANDLED.contains(&kind.as_ref()) => Ok(()),
-                    _ => Err(ClientError::Protocol(format!("bad event JSON ({err})"))),
-                };
-            }
+        let Some(event) = parse_event::<Event<'_>>(data, HANDLED)? else {
+            return Ok(());
         };
         match event.kind.as_ref() {
             "content_block_delta" => {

@@ -6,7 +6,7 @@
 //! Finished output items arrive whole in `response.output_item.done`, so tool-call arguments
 //! are never assembled from deltas here.
 
-use super::sse::{SseDecoder, SseEvent, decode};
+use super::sse::{SseDecoder, SseEvent, decode, parse_event};
 use super::{
     Auth, ClientError, ModelClient, ModelRequest, ResponseEvent, ResponseStream, Usage, endpoint,
     send,
@@ -198,13 +198,6 @@ struct Event<'a> {
     error: Option<ErrorBody>,
 }
 
-/// Just the type, for deciding whether an event that failed to parse matters.
-#[derive(Deserialize)]
-struct Kind<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Cow<'a, str>,
-}
-
 #[derive(Deserialize)]
 struct OutputItem {
     #[serde(rename = "type")]
@@ -297,15 +290,8 @@ impl SseDecoder for ResponsesDecoder {
         if data.is_empty() || data == "[DONE]" {
             return Ok(());
         }
-        let event: Event<'_> = match serde_json::from_str(data) {
-            Ok(event) => event,
-            Err(err) => {
-                let kind = serde_json::from_str::<Kind<'_>>(data).map(|k| k.kind);
-                return match kind {
-                    Ok(kind) if !HANDLED.contains(&kind.as_ref()) => Ok(()),
-                    _ => Err(ClientError::Protocol(format!("bad event JSON ({err})"))),
-                };
-            }
+        let Some(event) = parse_event::<Event<'_>>(data, HANDLED)? else {
+            return Ok(());
         };
         match event.kind.as_ref() {
             "response.output_text.delta" => {

@@ -430,3 +430,26 @@ mod tests {
         );
     }
 }
+
+/// Just an event's `type`, for deciding whether an event that failed to parse matters.
+#[derive(serde::Deserialize)]
+struct Kind<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: std::borrow::Cow<'a, str>,
+}
+
+/// Parse an event's JSON `data` into `T`. An event whose `type` is not in `handled` is skipped
+/// (`Ok(None)`) even when it does not fit `T`: servers add event types over time, and an
+/// unknown one must never break a stream.
+pub(crate) fn parse_event<'a, T: serde::Deserialize<'a>>(
+    data: &'a str,
+    handled: &[&str],
+) -> Result<Option<T>, ClientError> {
+    match serde_json::from_str::<T>(data) {
+        Ok(event) => Ok(Some(event)),
+        Err(err) => match serde_json::from_str::<Kind<'_>>(data) {
+            Ok(kind) if !handled.contains(&kind.kind.as_ref()) => Ok(None),
+            _ => Err(ClientError::Protocol(format!("bad event JSON ({err})"))),
+        },
+    }
+}
