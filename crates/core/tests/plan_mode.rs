@@ -326,6 +326,13 @@ async fn rejection_keeps_plan_mode_and_passes_feedback() {
         h.tool_output(requests - 2, "rx"),
         "Plan rejected. Please continue refining the plan.\n\nUser feedback: Also update the docs"
     );
+    let sent_back = h.events.iter().any(|e| {
+        matches!(&e.msg, EventMsg::ToolCallEnd { call_id, success: true, .. } if call_id == "rx")
+    });
+    assert!(
+        sent_back,
+        "a sent-back plan is an answer, not a failed call"
+    );
     let refused = h.tool_output(requests - 1, "r_edit");
     assert!(refused.contains(REFUSAL_TAIL), "{refused}");
     assert_eq!(

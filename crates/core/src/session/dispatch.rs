@@ -31,8 +31,9 @@ pub(super) async fn run_call(
         arguments: call.arguments.clone(),
         description,
     });
-    let started = Instant::now();
-    let result = execute(call, ctx, registry).await;
+    // Reset when the handler starts, so a call's duration excludes the wait for approval.
+    let mut started = Instant::now();
+    let result = execute(call, ctx, registry, &mut started).await;
     let (output, success, stop) = match result {
         Ok(output) => (output, true, None),
         Err(Failure::Tool(ToolError::RespondToModel(text))) => (text, false, None),
@@ -90,6 +91,7 @@ async fn execute(
     call: &ToolCall,
     ctx: &ToolContext,
     registry: &ToolRegistry,
+    started: &mut Instant,
 ) -> Result<String, Failure> {
     // Plan mode first: a refused call never reaches its handler, offered or not.
     let plan_file = lock(&ctx.shared.plan_mode)
@@ -162,6 +164,7 @@ async fn execute(
             }
         }
     }
+    *started = Instant::now();
     tokio::select! {
         _ = ctx.cancel.cancelled() => Err(respond("Interrupted by the user.")),
         result = handler.handle(call, ctx) => result.map_err(Failure::from),

@@ -50,14 +50,16 @@ pub(crate) fn line_counts(old: &str, new: &str) -> LineCounts {
 }
 
 /// A unified diff of one file with `a/` and `b/` headers (`/dev/null` for a missing side).
+/// A path outside the workspace is absolute and keeps its own leading slash (`b/tmp/x`).
 pub(crate) fn unified(old: Option<&str>, new: Option<&str>, shown: &str) -> String {
+    let relative = shown.trim_start_matches('/');
     let a = if old.is_some() {
-        format!("a/{shown}")
+        format!("a/{relative}")
     } else {
         "/dev/null".to_string()
     };
     let b = if new.is_some() {
-        format!("b/{shown}")
+        format!("b/{relative}")
     } else {
         "/dev/null".to_string()
     };
@@ -125,6 +127,11 @@ mod tests {
         assert!(diff.contains("-b\n+B\n"));
         let created = unified(None, Some("hi\n"), "new.txt");
         assert!(created.starts_with("--- /dev/null\n+++ b/new.txt\n"));
+        let outside = unified(None, Some("x\n"), "/tmp/out.txt");
+        assert!(
+            outside.starts_with("--- /dev/null\n+++ b/tmp/out.txt\n"),
+            "{outside}"
+        );
     }
 
     #[test]

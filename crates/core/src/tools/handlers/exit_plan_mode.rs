@@ -91,7 +91,8 @@ impl ToolHandler for ExitPlanModeHandler {
                     text.push_str("\n\nUser feedback: ");
                     text.push_str(feedback);
                 }
-                Err(ToolError::RespondToModel(text))
+                // A sent-back plan is an answer, not a failed call.
+                Ok(text)
             }
             Ok(_) | Err(_) => Err(ToolError::RespondToModel(REJECTED_TEXT.to_string())),
         }
