@@ -27,7 +27,9 @@ pub const PLAN_APPROVED: &str =
 /// Shown after the user rejected the plan (spec §7.4).
 pub const PLAN_REJECTED: &str = "Plan rejected. Continuing in plan mode.";
 /// Shown when plan mode ended without an approval.
-pub const PLAN_MODE_LEFT: &str = "Left plan mode.";
+pub const PLAN_MODE_LEFT: &str = "Left plan mode. The plan was not approved; nothing changed.";
+/// `/plan off` outside plan mode.
+pub const NOT_IN_PLAN_MODE: &str = "Not in plan mode.";
 /// Shown after Ctrl+C when a second one would quit.
 pub const CTRL_C_AGAIN: &str = "Press Ctrl+C again to quit";
 /// Shown after an interrupted task.
@@ -116,7 +118,7 @@ pub fn plan_review_title(plan_file: &Path) -> String {
 /// Notice after entering plan mode (spec §7.2, adapted to what cairn offers).
 pub fn entered_plan_mode(plan_file: &Path) -> String {
     format!(
-        "Entered plan mode.\nPlan file: {}\n\nIn plan mode, you can:\n- Explore the codebase using read-only tools\n- Answer the model's questions\n- Have the model write its plan to the plan file\n- Review the plan when the model calls exit_plan_mode\nNothing else in the workspace can change until you approve the plan.",
+        "Entered plan mode.\nPlan file: {}\n\nIn plan mode, you can:\n- Explore the codebase using read-only tools\n- Answer the model's questions\n- Have the model write its plan to the plan file\n- Review the plan when the model calls exit_plan_mode\nNothing else in the workspace can change until you approve the plan. /plan off leaves plan mode without approving.",
         plan_file.display()
     )
 }

@@ -90,7 +90,17 @@ impl App {
         match cmd {
             SlashCommand::Plan => {
                 if self.plan_mode.is_some() {
-                    self.notice(strings::ALREADY_IN_PLAN_MODE.to_string());
+                    if arg == "off" {
+                        // Leave without approving: nothing was approved, nothing changes.
+                        self.leaving_plan_mode = true;
+                        self.ops.submit(Op::SetPlanMode { active: false });
+                    } else {
+                        self.notice(strings::ALREADY_IN_PLAN_MODE.to_string());
+                    }
+                    return;
+                }
+                if arg == "off" {
+                    self.notice(strings::NOT_IN_PLAN_MODE.to_string());
                     return;
                 }
                 self.pending_plan_request = Some(arg.to_string()).filter(|a| !a.is_empty());

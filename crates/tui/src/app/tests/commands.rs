@@ -113,6 +113,19 @@ fn plan_command_enters_plan_mode_and_shows_badge_and_hint() {
     h.submit("/plan");
     assert!(h.render().contains("Already in plan mode."));
     assert_eq!(h.ops().len(), 2);
+
+    // `/plan off` leaves without approving; the badge returns to NORMAL.
+    h.submit("/plan off");
+    assert_eq!(h.last_op(), Some(Op::SetPlanMode { active: false }));
+    h.event_id("op-3", EventMsg::PlanModeExited { approved: false });
+    let screen = h.render();
+    assert!(screen.contains("Left plan mode."), "{screen}");
+    assert!(
+        screen.contains(" NORMAL ") && !screen.contains(" PLAN MODE "),
+        "{screen}"
+    );
+    h.submit("/plan off");
+    assert!(h.render().contains("Not in plan mode."));
 }
 
 #[test]
