@@ -156,9 +156,15 @@ fn segment_is_safe(segment: &Segment) -> bool {
     }
 }
 
-/// `--pre` runs a program on every file searched.
+/// `--pre` runs a program on every file searched, `--hostname-bin` runs one for hyperlinks,
+/// and `-z`/`--search-zip` runs decompressors found on PATH.
 fn rg_is_safe(args: &[&str]) -> bool {
-    !args.iter().any(|a| a.starts_with("--pre"))
+    !args.iter().any(|a| {
+        a.starts_with("--pre")
+            || a.starts_with("--hostname-bin")
+            || *a == "--search-zip"
+            || (a.starts_with('-') && !a.starts_with("--") && a.contains('z'))
+    })
 }
 
 fn find_is_safe(args: &[&str]) -> bool {
@@ -415,6 +421,9 @@ mod tests {
         "   ",
         // rg running programs.
         "rg --pre cat foo",
+        "rg --hostname-bin=./gradlew --hyperlink-format=default x",
+        "rg -z secret",
+        "rg --search-zip secret",
         "rg --pre=./script foo",
         "rg --pre-glob '*.pdf' --pre pdftotext foo",
         "rg -n foo *",

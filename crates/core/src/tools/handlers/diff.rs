@@ -80,7 +80,9 @@ pub(crate) fn patch_request(
     description: String,
     cwd: &Path,
 ) -> ApprovalRequest {
-    let known_safe = files.iter().all(|f| paths::is_inside_workspace(f, cwd));
+    let known_safe = files
+        .iter()
+        .all(|f| paths::is_inside_workspace(f, cwd) && !paths::is_startup_file(f));
     let session_keys = files
         .iter()
         .map(|f| format!("file:{}", f.display()))

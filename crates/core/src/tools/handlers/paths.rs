@@ -60,9 +60,12 @@ pub(crate) fn is_inside_workspace(path: &Path, cwd: &Path) -> bool {
 
 /// Refuse any target inside (or naming) a `.git` directory, as written or via symlinks.
 pub(crate) fn refuse_git_dir(path: &Path, cwd: &Path) -> Result<(), ToolError> {
+    // Case-insensitive: on case-insensitive file systems `.GIT` is the same directory.
     let in_git = |p: &Path| {
-        p.components()
-            .any(|c| c == Component::Normal(".git".as_ref()))
+        p.components().any(|c| match c {
+            Component::Normal(name) => name.eq_ignore_ascii_case(".git"),
+            _ => false,
+        })
     };
     if in_git(path) || real_path(path).is_some_and(|p| in_git(&p)) {
         return Err(ToolError::RespondToModel(format!(
@@ -71,6 +74,63 @@ pub(crate) fn refuse_git_dir(path: &Path, cwd: &Path) -> Result<(), ToolError> {
         )));
     }
     Ok(())
+}
+
+/// Largest file the editing tools read into memory.
+const MAX_EDIT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Refuse to read an existing `path` that is not a regular file (a FIFO would block forever,
+/// `/dev/zero` would never end) or is too large to edit in memory. A missing path or a
+/// directory passes: callers word those cases themselves.
+pub(crate) fn check_editable(path: &Path, cwd: &Path) -> Result<(), ToolError> {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return Ok(());
+    };
+    if meta.is_dir() {
+        return Ok(());
+    }
+    if !meta.is_file() {
+        return Err(ToolError::RespondToModel(format!(
+            "{} is not a regular file (a device, socket or pipe); file tools only edit regular files.",
+            display(path, cwd)
+        )));
+    }
+    if meta.len() > MAX_EDIT_BYTES {
+        return Err(ToolError::RespondToModel(format!(
+            "{} is {} MiB, too large to edit in memory (limit {} MiB); use the shell tool instead.",
+            display(path, cwd),
+            meta.len() / (1024 * 1024),
+            MAX_EDIT_BYTES / (1024 * 1024)
+        )));
+    }
+    Ok(())
+}
+
+/// Shell and git start-up files in the home directory: writing one changes what every later
+/// command runs, so such a write is never known-safe, even when the workspace contains $HOME.
+pub(crate) fn is_startup_file(path: &Path) -> bool {
+    const NAMES: &[&str] = &[
+        ".bashrc",
+        ".bash_profile",
+        ".bash_login",
+        ".profile",
+        ".bash_logout",
+        ".zshrc",
+        ".zprofile",
+        ".zshenv",
+        ".gitconfig",
+        ".inputrc",
+    ];
+    let Some(home) = dirs::home_dir() else {
+        return false;
+    };
+    let in_home = path.parent() == Some(home.as_path());
+    let named = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| NAMES.contains(&n));
+    let in_config = path.starts_with(home.join(".config/git"));
+    (in_home && named) || in_config
 }
 
 /// `path` with symlinks resolved in its deepest existing ancestor; the missing rest is

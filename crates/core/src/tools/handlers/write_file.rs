@@ -39,9 +39,11 @@ fn target(args: &WriteFileArgs, cwd: &Path) -> Result<Target, ToolError> {
             )));
         }
         Ok(_) => Some(
-            std::fs::read(&path)
-                .map(|b| String::from_utf8_lossy(&b).into_owned())
-                .map_err(|e| paths::io_error("read", &path, cwd, &e))?,
+            paths::check_editable(&path, cwd)
+                .and_then(|()| {
+                    std::fs::read(&path).map_err(|e| paths::io_error("read", &path, cwd, &e))
+                })
+                .map(|b| String::from_utf8_lossy(&b).into_owned())?,
         ),
         Err(_) => None,
     };
@@ -214,5 +216,16 @@ mod tests {
             WriteFileHandler.describe(&args).split(" (").nth(1),
             Some("1 line)")
         );
+    }
+
+    #[tokio::test]
+    async fn special_files_are_refused_at_once() {
+        let ws = Workspace::new();
+        let fifo = ws.path("fifo");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        let err = ws
+            .err(&WriteFileHandler, json!({"path": "fifo", "content": "x"}))
+            .await;
+        assert!(err.contains("not a regular file"), "{err}");
     }
 }

@@ -169,6 +169,7 @@ fn target(raw: &str, cwd: &Path) -> Result<PathBuf, ToolError> {
 /// A file's text, `None` when it does not exist.
 fn read_text(path: &Path, cwd: &Path) -> Result<Option<String>, ToolError> {
     let shown = paths::display(path, cwd);
+    paths::check_editable(path, cwd)?;
     match std::fs::read(path) {
         Ok(bytes) => String::from_utf8(bytes)
             .map(Some)

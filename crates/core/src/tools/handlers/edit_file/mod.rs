@@ -58,6 +58,7 @@ fn plan(args: &EditFileArgs, cwd: &Path) -> Result<Edit, ToolError> {
             "old_string and new_string are identical, so there is nothing to change.".into(),
         ));
     }
+    paths::check_editable(&path, cwd)?;
     let bytes = std::fs::read(&path).map_err(|e| {
         if e.kind() == std::io::ErrorKind::IsADirectory {
             ToolError::RespondToModel(format!("{shown} is a directory, not a file."))

@@ -160,7 +160,10 @@ fn session_keys(command: &str) -> Vec<String> {
     let mut keys: Vec<String> = Vec::new();
     for words in commands {
         let program = words[0].as_str();
-        let key = if RUNS_ANYTHING.contains(&program) {
+        // An option right after the program (`rm -rf x`) says too much about what runs to be
+        // generalised: such commands are remembered by their full text.
+        let option_first = words.get(1).is_some_and(|w| w.starts_with('-'));
+        let key = if RUNS_ANYTHING.contains(&program) || option_first {
             words.join(" ")
         } else {
             match words.get(1) {
@@ -222,6 +225,11 @@ async fn run(
         .stderr(Stdio::piped())
         .env("PAGER", "cat")
         .env("GIT_PAGER", "cat")
+        // A repository planted by file writes (a bare repo's `config` with core.fsmonitor or
+        // diff.external) must not make a "read-only" git command run its code.
+        .env("GIT_CONFIG_COUNT", "1")
+        .env("GIT_CONFIG_KEY_0", "safe.bareRepository")
+        .env("GIT_CONFIG_VALUE_0", "explicit")
         .process_group(0)
         .kill_on_drop(true)
         .spawn()
@@ -250,8 +258,11 @@ async fn run(
     if !matches!(ending, Ending::Exited(_)) {
         let _ = child.wait().await;
     }
-    for reader in readers.into_iter().flatten() {
-        let _ = tokio::time::timeout(DRAIN_WAIT, reader).await;
+    for mut reader in readers.into_iter().flatten() {
+        // A daemon that escaped the group may hold the pipes open: stop reading, do not leak.
+        if tokio::time::timeout(DRAIN_WAIT, &mut reader).await.is_err() {
+            reader.abort();
+        }
     }
     let elapsed = started.elapsed();
     let output = render_output(&stdout, &stderr);

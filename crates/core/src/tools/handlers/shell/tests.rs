@@ -230,7 +230,12 @@ fn approval_classifies_and_describes() {
     let ls = request(json!({"command": "ls -la && git status"}));
     assert!(ls.known_safe);
     assert_eq!(ls.description, "Would run `ls -la && git status`");
-    assert_eq!(ls.session_keys, vec!["exec:ls", "exec:git status"]);
+    assert_eq!(ls.session_keys, vec!["exec:ls -la", "exec:git status"]);
+    // Approving `rm -rf target` for the session must not approve `rm -rf ~`.
+    assert_ne!(
+        request(json!({"command": "rm -rf target"})).session_keys,
+        request(json!({"command": "rm -rf ~"})).session_keys
+    );
 
     let outside = tempfile::tempdir().unwrap();
     let elsewhere = request(json!({"command": "ls", "workdir": outside.path()}));
@@ -249,4 +254,29 @@ fn approval_classifies_and_describes() {
         ShellHandler.describe(r#"{"command":"make\nmake install"}"#),
         "Would run `make …`"
     );
+}
+
+#[tokio::test]
+async fn a_planted_bare_repository_cannot_make_git_status_run_code() {
+    let ws = Workspace::new();
+    let marker = ws.path("pwned");
+    let config = format!(
+        "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ..\n\tfsmonitor = \"touch {}; false\"\n",
+        marker.display()
+    );
+    ws.write("sub/HEAD", "ref: refs/heads/main\n");
+    ws.write("sub/config", config);
+    ws.write("sub/objects/keep", "");
+    ws.write("sub/refs/keep", "");
+    let args = json!({"command": "git status", "workdir": "sub"});
+    let request = ShellHandler
+        .approval(&args.to_string(), &ws.ctx)
+        .unwrap()
+        .unwrap();
+    assert!(
+        request.known_safe,
+        "git status is read-only and runs without asking"
+    );
+    let _ = ws.run(&ShellHandler, args).await;
+    assert!(!marker.exists(), "a config written by file tools ran code");
 }
