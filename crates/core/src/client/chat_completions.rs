@@ -173,7 +173,16 @@ impl ChatDecoder {
             out.push_back(ResponseEvent::ReasoningDelta(text.into_owned()));
         }
         for call in delta.tool_calls.into_iter().flatten() {
-            let index = call.index.unwrap_or(0) as usize;
+            let new_id = call.id.as_deref().filter(|id| !id.is_empty());
+            let index = match call.index {
+                Some(index) => index as usize,
+                // Some servers (Ollama, Gemini's compatible endpoint) send parallel calls
+                // without `index`: a new id starts a new call, fragments continue the last.
+                None => match (new_id, self.calls.last()) {
+                    (Some(id), Some(last)) if last.id.as_deref() != Some(id) => self.calls.len(),
+                    _ => self.calls.len().saturating_sub(1),
+                },
+            };
             if index > 1024 {
                 return Err(ClientError::Protocol(format!(
                     "tool call index {index} is out of range"
@@ -183,8 +192,8 @@ impl ChatDecoder {
                 self.calls.resize_with(index + 1, PartialCall::default);
             }
             let slot = &mut self.calls[index];
-            if let Some(id) = call.id.filter(|id| !id.is_empty()) {
-                slot.id = Some(id.into_owned());
+            if let Some(id) = new_id {
+                slot.id = Some(id.to_string());
             }
             if let Some(function) = call.function {
                 if let Some(name) = function.name {
@@ -391,6 +400,44 @@ mod tests {
                 .collect();
             assert_eq!(events, expected(), "split at byte {split}");
         }
+    }
+
+    #[tokio::test]
+    async fn parallel_calls_without_index_stay_apart() {
+        let stream = concat!(
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"id\":\"call_1\",\"function\":{\"name\":\"read_file\",\"arguments\":\"{\\\"path\\\":\"}}]}}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"function\":{\"arguments\":\"\\\"a\\\"}\"}}]}}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"id\":\"call_2\",\"function\":{\"name\":\"read_file\",\"arguments\":\"{\\\"path\\\":\\\"b\\\"}\"}}]}}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n",
+            "data: [DONE]\n\n",
+        );
+        let events = decode_chunks(vec![stream.as_bytes().to_vec()], ChatDecoder::default()).await;
+        let calls: Vec<(String, String, String)> = events
+            .into_iter()
+            .filter_map(|e| match e.unwrap() {
+                ResponseEvent::OutputItemDone(ResponseItem::FunctionCall {
+                    call_id,
+                    name,
+                    arguments,
+                }) => Some((call_id, name, arguments)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            calls,
+            vec![
+                (
+                    "call_1".into(),
+                    "read_file".into(),
+                    "{\"path\":\"a\"}".into()
+                ),
+                (
+                    "call_2".into(),
+                    "read_file".into(),
+                    "{\"path\":\"b\"}".into()
+                ),
+            ]
+        );
     }
 
     #[tokio::test]

@@ -274,15 +274,21 @@ fn delay_in_message(lower: &str) -> Option<Duration> {
     Some(Duration::from_millis(millis.max(0.0) as u64))
 }
 
-/// Parse `retry-after-ms` (milliseconds) or `Retry-After` (seconds).
+/// Parse `retry-after-ms` (milliseconds) or `Retry-After` (seconds, or an HTTP date).
 fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
     let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     if let Some(ms) = get("retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok()) {
         return Some(Duration::from_millis(ms.max(0.0) as u64));
     }
-    get("retry-after")
-        .and_then(|v| v.trim().parse::<f64>().ok())
-        .map(|s| Duration::from_millis((s.max(0.0) * 1000.0) as u64))
+    let value = get("retry-after")?.trim();
+    if let Ok(seconds) = value.parse::<f64>() {
+        return Some(Duration::from_millis((seconds.max(0.0) * 1000.0) as u64));
+    }
+    let when = httpdate::parse_http_date(value).ok()?;
+    Some(
+        when.duration_since(std::time::SystemTime::now())
+            .unwrap_or(Duration::ZERO),
+    )
 }
 
 #[cfg(test)]
@@ -326,6 +332,22 @@ mod tests {
             r#"{"error":{"code":"insufficient_quota","message":"x"}}"#,
         );
         assert!(!quota.is_retryable());
+    }
+
+    #[test]
+    fn retry_after_may_be_an_http_date() {
+        let mut headers = HeaderMap::new();
+        let when = std::time::SystemTime::now() + Duration::from_secs(30);
+        headers.insert(
+            "retry-after",
+            HeaderValue::from_str(&httpdate::fmt_http_date(when)).unwrap(),
+        );
+        let err = ClientError::from_status(&openai(), "u", "m", 503, &headers, "{}");
+        let delay = err.retry_after().expect("a delay from the date");
+        assert!(
+            delay >= Duration::from_secs(25) && delay <= Duration::from_secs(31),
+            "{delay:?}"
+        );
     }
 
     #[test]

@@ -165,7 +165,13 @@ impl Config {
         let cairn_home = overrides
             .cairn_home
             .clone()
-            .or_else(|| env("CAIRN_HOME").map(PathBuf::from))
+            // An empty CAIRN_HOME must not mean "the current directory": a repository could
+            // then supply the config (and receive the API key).
+            .or_else(|| {
+                env("CAIRN_HOME")
+                    .filter(|v| !v.trim().is_empty())
+                    .map(PathBuf::from)
+            })
             .or_else(|| dirs::home_dir().map(|h| h.join(".cairn")))
             .unwrap_or_else(|| PathBuf::from(".cairn"));
         let file = cairn_home.join("config.toml");
@@ -429,6 +435,35 @@ mod tests {
         std::fs::write(&path, "modle = \"x\"\n").unwrap();
         let err = load(home.path(), &[], &[]).unwrap_err().to_string();
         assert!(err.contains("line 1") && err.contains("modle"), "{err}");
+    }
+
+    #[test]
+    fn empty_cairn_home_is_ignored() {
+        let config = Config::load_with_env(&ConfigOverrides::default(), &|k| {
+            (k == "CAIRN_HOME").then(String::new)
+        })
+        .unwrap();
+        assert!(
+            config.plans_dir().is_absolute(),
+            "{}",
+            config.plans_dir().display()
+        );
+    }
+
+    #[test]
+    fn zero_timeouts_are_refused_by_name() {
+        let home = tempfile::tempdir().unwrap();
+        let err = load(
+            home.path(),
+            &["provider=ollama", "providers.ollama.idle_timeout_ms=0"],
+            &[],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("providers.ollama.idle_timeout_ms is 0"),
+            "{err}"
+        );
     }
 
     #[test]

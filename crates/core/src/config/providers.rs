@@ -193,6 +193,16 @@ pub fn resolve(
     let pick = |a: Option<String>, b: Option<String>| a.or(b);
     let base_url = pick(over.base_url, base.base_url)
         .ok_or_else(|| format!("provider `{id}` has no base_url; set providers.{id}.base_url"))?;
+    for (key, value) in [
+        ("idle_timeout_ms", over.idle_timeout_ms),
+        ("connect_timeout_ms", over.connect_timeout_ms),
+    ] {
+        if value == Some(0) {
+            return Err(format!(
+                "providers.{id}.{key} is 0, which would time out every request; give a number of milliseconds above 0"
+            ));
+        }
+    }
     let env_key = pick(over.env_key, base.env_key);
     let api_key = env_key
         .as_deref()

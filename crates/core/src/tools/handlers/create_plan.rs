@@ -5,7 +5,7 @@
 //! Accepts the structured-planning schema (goal, step objects) and the plan-documents form
 //! (title, objective, steps as strings).
 
-use super::plan_support::{clean, save_and_emit};
+use super::plan_support::{clean, clean_tool_names, save_and_emit};
 use crate::tools::{
     ToolCall, ToolContext, ToolError, ToolHandler, ToolSpec, args_value, names, parse_args,
 };
@@ -60,7 +60,7 @@ fn step_from(value: &Value, position: usize) -> Result<PlanStep, ToolError> {
     step.tools_to_use = object
         .get("tools_to_use")
         .and_then(Value::as_array)
-        .map(|tools| tools.iter().filter_map(|t| clean(t.as_str())).collect())
+        .map(|tools| clean_tool_names(tools.iter().filter_map(Value::as_str)))
         .unwrap_or_default();
     step.success_criteria = clean(object.get("success_criteria").and_then(Value::as_str));
     step.depends_on = match object.get("depends_on").and_then(Value::as_array) {

@@ -13,6 +13,24 @@ pub(super) fn clean(text: Option<&str>) -> Option<String> {
     (!text.is_empty()).then(|| text.to_string())
 }
 
+/// Tool names as a plan document can hold them: one line, no list separator. A name is a
+/// word like `read_file`; anything else (newlines, commas, control characters) would change
+/// the document's structure when rendered, so it is dropped or blanked here.
+pub(super) fn clean_tool_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    names
+        .into_iter()
+        .map(|name| {
+            name.chars()
+                .map(|c| if c.is_control() || c == ',' { ' ' } else { c })
+                .collect::<String>()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .filter(|name| !name.is_empty())
+        .collect()
+}
+
 /// What the model is told when it refers to the current plan and the session has none.
 pub(super) const NO_PLAN: &str =
     "No plan exists for this session yet. Call create_plan first, or pass the id of a stored plan.";

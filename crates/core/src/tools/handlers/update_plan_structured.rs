@@ -2,7 +2,7 @@
 //! complete, fail or skip a step, add a step, record a note, or revise the whole plan through
 //! one model call). Result texts are the spec's ("**Step 2**: Completed\nResult: ...").
 
-use super::plan_support::{clean, mark_started, save_and_emit, target};
+use super::plan_support::{clean, clean_tool_names, mark_started, save_and_emit, target};
 use crate::plans::{document, revise};
 use crate::tools::{
     ToolCall, ToolContext, ToolError, ToolHandler, ToolSpec, args_value, names, parse_args,
@@ -221,7 +221,8 @@ impl ToolHandler for StructuredUpdatePlanHandler {
                     )));
                 }
                 let mut step = PlanStep::new(text.clone(), PlanStepStatus::Pending);
-                step.tools_to_use = new_step.tools_to_use;
+                step.tools_to_use =
+                    clean_tool_names(new_step.tools_to_use.iter().map(String::as_str));
                 step.success_criteria = clean(new_step.success_criteria.as_deref());
                 step.is_verification = new_step.is_verification;
                 insert_step(&mut doc.plan, after as usize, step);
