@@ -110,9 +110,10 @@ pub(crate) fn plan(ops: &[FileOp], cwd: &Path) -> Result<Plan, ToolError> {
 }
 
 /// Write a verified plan: new and changed files first, deletions last, so a move never loses
-/// data. Returns the summary lines (`A path`, `M path`, `D path`).
+/// data. Returns the summary lines (`A path`, `M path`, `D path`). If a write fails part-way
+/// (a full disk, a read-only directory), the changes already made are undone, so a failed patch
+/// leaves the workspace as it was.
 pub(crate) fn write(plan: &Plan, cwd: &Path) -> Result<Vec<String>, ToolError> {
-    let mut done = Vec::new();
     let summary = |change: &FileChange| {
         let shown = paths::display(&change.path, cwd);
         match &change.moved_from {
@@ -120,44 +121,65 @@ pub(crate) fn write(plan: &Plan, cwd: &Path) -> Result<Vec<String>, ToolError> {
             None => format!("{} {shown}", change.letter()),
         }
     };
-    let fail = |change: &FileChange, err: std::io::Error, done: &[String]| {
-        let mut text = format!(
-            "Failed to write {}: {err}.",
-            paths::display(&change.path, cwd)
-        );
-        if done.is_empty() {
-            text.push_str(" No file was changed.");
-        } else {
-            text.push_str(" These changes were already made:\n");
-            text.push_str(&done.join("\n"));
+    let writes = plan.changes.iter().filter(|c| c.after.is_some());
+    let deletes = plan.changes.iter().filter(|c| c.after.is_none());
+    let mut applied: Vec<&FileChange> = Vec::new();
+    for change in writes.chain(deletes) {
+        let result = match change.after.as_deref() {
+            Some(content) => atomic::write_atomic(&change.path, content.as_bytes()).map(|()| {
+                if let Some(from) = &change.moved_from
+                    && change.before.is_none()
+                    && let Ok(meta) = std::fs::metadata(from)
+                {
+                    // A moved file keeps its mode (an executable script stays executable).
+                    let _ = std::fs::set_permissions(&change.path, meta.permissions());
+                }
+            }),
+            None => std::fs::remove_file(&change.path),
+        };
+        if let Err(err) = result {
+            let mut text = format!(
+                "Failed to write {}: {err}.",
+                paths::display(&change.path, cwd)
+            );
+            let not_undone = undo(&applied);
+            if not_undone.is_empty() {
+                text.push_str(" No file was changed.");
+            } else {
+                text.push_str(" These changes could not be undone:\n");
+                let lines: Vec<String> = not_undone.iter().map(|c| summary(c)).collect();
+                text.push_str(&lines.join("\n"));
+            }
+            return Err(ToolError::RespondToModel(text));
         }
-        ToolError::RespondToModel(text)
-    };
-    for change in plan.changes.iter().filter(|c| c.after.is_some()) {
-        let content = change.after.as_deref().unwrap_or_default();
-        atomic::write_atomic(&change.path, content.as_bytes())
-            .map_err(|e| fail(change, e, &done))?;
-        if let Some(from) = &change.moved_from
-            && change.before.is_none()
-            && let Ok(meta) = std::fs::metadata(from)
-        {
-            // A moved file keeps its mode (an executable script stays executable).
-            let _ = std::fs::set_permissions(&change.path, meta.permissions());
-        }
-        done.push(summary(change));
+        applied.push(change);
     }
     let moved: Vec<&PathBuf> = plan
         .changes
         .iter()
         .filter_map(|c| c.moved_from.as_ref())
         .collect();
-    for change in plan.changes.iter().filter(|c| c.after.is_none()) {
-        std::fs::remove_file(&change.path).map_err(|e| fail(change, e, &done))?;
-        if !moved.contains(&&change.path) {
-            done.push(summary(change));
-        }
-    }
-    Ok(done)
+    Ok(applied
+        .into_iter()
+        .filter(|c| c.after.is_some() || !moved.contains(&&c.path))
+        .map(summary)
+        .collect())
+}
+
+/// Put back what `applied` changed, newest first; returns the changes that could not be undone.
+fn undo<'a>(applied: &[&'a FileChange]) -> Vec<&'a FileChange> {
+    applied
+        .iter()
+        .rev()
+        .filter(|change| {
+            let restored = match change.before.as_deref() {
+                Some(before) => atomic::write_atomic(&change.path, before.as_bytes()),
+                None => std::fs::remove_file(&change.path),
+            };
+            restored.is_err()
+        })
+        .copied()
+        .collect()
 }
 
 fn target(raw: &str, cwd: &Path) -> Result<PathBuf, ToolError> {

@@ -233,3 +233,17 @@ proptest! {
         prop_assert_eq!(applied, joined(&new), "patch:\n{}", text);
     }
 }
+
+#[tokio::test]
+async fn a_write_failing_part_way_leaves_nothing_changed() {
+    let ws = Workspace::new();
+    ws.write("keep.txt", "original\n");
+    // `x` is added as a file, then `x/y` needs `x` to be a directory: the second write fails
+    // after the first succeeded, and the first must be undone.
+    let patch = "*** Begin Patch\n*** Update File: keep.txt\n@@\n-original\n+changed\n*** Add File: x\n+one\n*** Add File: x/y\n+two\n*** End Patch";
+    let err = ws.err(&ApplyPatchHandler, json!({"input": patch})).await;
+    assert!(err.starts_with("Failed to write x/y"), "{err}");
+    assert!(err.ends_with("No file was changed."), "{err}");
+    assert!(!ws.exists("x"));
+    assert_eq!(ws.read("keep.txt"), "original\n");
+}
