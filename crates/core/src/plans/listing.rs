@@ -24,7 +24,11 @@ pub fn progress(summary: &PlanSummary) -> String {
 
 /// `title` cut to `width` characters, ending in `…` when cut.
 pub fn truncate(title: &str, width: usize) -> String {
-    let title = title.replace(['\n', '\r'], " ");
+    // Titles come from the model: no control characters (escape sequences) reach a terminal.
+    let title: String = title
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
     if title.chars().count() <= width {
         return title;
     }
@@ -113,6 +117,11 @@ pub fn to_json(plans: &[PlanSummary]) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn titles_lose_control_characters() {
+        assert_eq!(truncate("a\u{1b}[2Jb\nc", 20), "a [2Jb c");
+    }
     use crate::plans::PlanKind;
     use cairn_protocol::PlanStatus;
     use time::macros::datetime;
