@@ -220,9 +220,11 @@ async fn prompt_shows_streamed_answer_and_plan_checklist() {
         work.path(),
         &mock_provider_args(&server.base_url()),
     );
-    let ready = tui.wait_for_text("Ask cairn anything").await;
+    tui.wait_for_text("Ask cairn anything").await;
+    // The status line names the provider once the session has said what it runs with.
+    let ready = tui.wait_for_text("mock/").await;
     assert!(ready.contains(" NORMAL "), "{ready}");
-    assert!(ready.contains("mock/"), "{ready}");
+    assert!(!ready.contains("no provider"), "{ready}");
     tui.submit("what is the answer?");
     let screen = tui.wait_for_text("• second reason").await;
     assert!(screen.contains("› what is the answer?"), "{screen}");

@@ -28,6 +28,9 @@ pub struct StatusLine<'a> {
     pub tokens: Option<TokenUsage>,
     /// Provider key.
     pub provider: Option<&'a str>,
+    /// False until the session said what it runs with; nothing is claimed before that (a
+    /// first frame must not say "no provider" for a configured one).
+    pub configured: bool,
     /// Model name.
     pub model: &'a str,
 }
@@ -72,12 +75,14 @@ impl StatusLine<'_> {
             ));
             right.push(Span::styled(" · ", theme::dim()));
         }
-        let provider = self.provider.unwrap_or(strings::NO_PROVIDER);
-        right.push(Span::styled(
-            format!("{provider}/{}", self.model),
-            theme::dim(),
-        ));
-        right.push(Span::raw(" "));
+        if self.configured {
+            let provider = self.provider.unwrap_or(strings::NO_PROVIDER);
+            right.push(Span::styled(
+                format!("{provider}/{}", self.model),
+                theme::dim(),
+            ));
+            right.push(Span::raw(" "));
+        }
 
         let left_width = spans_width(&left);
         let right_width = spans_width(&right);

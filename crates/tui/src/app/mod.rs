@@ -420,6 +420,7 @@ impl App {
             retry: self.retry.as_deref(),
             tokens: self.tokens,
             provider: self.session.as_ref().and_then(|s| s.provider.as_deref()),
+            configured: self.session.is_some(),
             model: &self.model,
         }
     }

@@ -91,19 +91,21 @@ async fn runs_in_workdir_resolved_against_cwd() {
 #[tokio::test]
 async fn timeout_kills_the_whole_process_tree() {
     let ws = Workspace::new();
+    let pid_file = ws.path("pid");
+    // Two seconds leave a loaded machine time to start the login shell before the timeout.
     let err = ws
         .err(
             &ShellHandler,
-            json!({"command": "sleep 60 & echo $!; wait", "timeout_ms": 500}),
+            json!({"command": format!("sleep 60 & echo $! > {}; wait", pid_file.display()), "timeout_ms": 2000}),
         )
         .await;
     assert!(
         err.starts_with(
-            "Timed out after 0.5 s: the command and every process it started were killed."
+            "Timed out after 2.0 s: the command and every process it started were killed."
         ),
         "{err}"
     );
-    let pid = first_number(err.split("Output:\n").nth(1).unwrap());
+    let pid = pid_from(&pid_file).await;
     assert!(
         gone(pid).await,
         "background sleep {pid} survived the timeout"
