@@ -13,19 +13,30 @@ pub(crate) fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
     write_atomic_with(path, |file| file.write_all(contents))
 }
 
+/// Like [`write_atomic`], but a symlink at `path` is replaced by the new file instead of
+/// being written through. Plan mode writes the plan file this way: whatever appears at the
+/// plan file's path between the check and the write, the write lands at that path and nowhere
+/// else.
+pub(crate) fn replace_entry(path: &Path, contents: &[u8]) -> io::Result<()> {
+    write_to(path.to_path_buf(), |file| file.write_all(contents))
+}
+
 /// Like [`write_atomic`], with the contents produced by `fill`. If `fill` fails, the target
 /// is left as it was and the temporary file is removed.
 pub(crate) fn write_atomic_with(
     path: &Path,
     fill: impl FnOnce(&mut File) -> io::Result<()>,
 ) -> io::Result<()> {
-    let target = through_symlink(path);
+    write_to(through_symlink(path), fill)
+}
+
+fn write_to(target: PathBuf, fill: impl FnOnce(&mut File) -> io::Result<()>) -> io::Result<()> {
     let parent = match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
     std::fs::create_dir_all(&parent)?;
-    let existing_mode = std::fs::metadata(&target)
+    let existing_mode = std::fs::symlink_metadata(&target)
         .ok()
         .filter(|m| m.is_file())
         .map(|m| m.permissions().mode());

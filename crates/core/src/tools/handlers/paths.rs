@@ -76,6 +76,24 @@ pub(crate) fn refuse_git_dir(path: &Path, cwd: &Path) -> Result<(), ToolError> {
     Ok(())
 }
 
+/// Write `contents` to `path` for a file tool: atomically, through a symlink as editors do,
+/// except for the plan file while plan mode is active, whose directory entry is replaced so a
+/// link planted after the plan-mode check cannot redirect the write.
+pub(crate) fn write_file(
+    ctx: &crate::tools::ToolContext,
+    path: &Path,
+    contents: &[u8],
+) -> std::io::Result<()> {
+    let is_plan_file = crate::session::shared::lock(&ctx.shared.plan_mode)
+        .active_plan_file()
+        .is_some_and(|plan| plan == path);
+    if is_plan_file {
+        super::atomic::replace_entry(path, contents)
+    } else {
+        super::atomic::write_atomic(path, contents)
+    }
+}
+
 /// Largest file the editing tools read into memory.
 const MAX_EDIT_BYTES: u64 = 64 * 1024 * 1024;
 

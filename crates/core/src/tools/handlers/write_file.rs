@@ -1,7 +1,7 @@
 //! `write_file`: create or replace a whole file, atomically.
 
 use super::diff::{self, plural};
-use super::{atomic, paths};
+use super::paths;
 use crate::tools::{
     ApprovalRequest, ToolCall, ToolContext, ToolError, ToolHandler, ToolSpec, args_value, names,
     parse_args,
@@ -111,7 +111,7 @@ impl ToolHandler for WriteFileHandler {
     async fn handle(&self, call: &ToolCall, ctx: &ToolContext) -> Result<String, ToolError> {
         let args: WriteFileArgs = parse_args(&call.arguments)?;
         let target = target(&args, &ctx.cwd)?;
-        atomic::write_atomic(&target.path, args.content.as_bytes())
+        paths::write_file(ctx, &target.path, args.content.as_bytes())
             .map_err(|e| paths::io_error("write", &target.path, &ctx.cwd, &e))?;
         let verb = if target.existing.is_some() {
             "Overwrote"
@@ -227,5 +227,28 @@ mod tests {
             .err(&WriteFileHandler, json!({"path": "fifo", "content": "x"}))
             .await;
         assert!(err.contains("not a regular file"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn the_plan_file_is_replaced_never_written_through() {
+        // Even if a link appears at the plan file's path after the plan-mode check, the write
+        // lands at that path: the link is replaced and its target is untouched.
+        let ws = Workspace::new();
+        let source = ws.write("src/lib.rs", "fn main() {}\n");
+        let plans = tempfile::tempdir().unwrap();
+        let plans_dir = plans.path().canonicalize().unwrap();
+        let plan = crate::session::shared::lock(&ws.ctx.shared.plan_mode)
+            .enter(&plans_dir, time::OffsetDateTime::now_utc())
+            .unwrap();
+        std::os::unix::fs::symlink(&source, &plan).unwrap();
+        ws.ok(
+            &WriteFileHandler,
+            json!({"path": plan, "content": "# Plan\n"}),
+        )
+        .await;
+        assert_eq!(std::fs::read_to_string(&source).unwrap(), "fn main() {}\n");
+        let meta = std::fs::symlink_metadata(&plan).unwrap();
+        assert!(meta.file_type().is_file());
+        assert_eq!(std::fs::read_to_string(&plan).unwrap(), "# Plan\n");
     }
 }

@@ -4,7 +4,7 @@
 mod closest;
 
 use super::diff::{self, plural};
-use super::{atomic, paths};
+use super::paths;
 use crate::tools::{
     ApprovalRequest, ToolCall, ToolContext, ToolError, ToolHandler, ToolSpec, args_value, names,
     parse_args,
@@ -252,7 +252,7 @@ impl ToolHandler for EditFileHandler {
     async fn handle(&self, call: &ToolCall, ctx: &ToolContext) -> Result<String, ToolError> {
         let args: EditFileArgs = parse_args(&call.arguments)?;
         let edit = plan(&args, &ctx.cwd)?;
-        atomic::write_atomic(&edit.path, edit.new_content.as_bytes())
+        paths::write_file(ctx, &edit.path, edit.new_content.as_bytes())
             .map_err(|e| paths::io_error("write", &edit.path, &ctx.cwd, &e))?;
         let counts = diff::line_counts(&edit.old_content, &edit.new_content);
         let mut out = format!(
