@@ -62,3 +62,12 @@ pub fn texts(output: &Output) -> (String, String) {
         String::from_utf8_lossy(&output.stderr).into_owned(),
     )
 }
+
+/// The plan file path, as the plan-mode reminder of a request to the mock names it. The file
+/// name is only known at run time, so scripts push their later responses after reading it.
+pub fn plan_path_from(request: &cairn_mock_model::RecordedRequest) -> String {
+    let body = request.json().to_string();
+    let marker = "plan file only:\\n  ";
+    let start = body.find(marker).expect("plan-mode reminder") + marker.len();
+    body[start..].chars().take_while(|c| *c != '\\').collect()
+}

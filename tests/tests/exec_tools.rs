@@ -1,18 +1,11 @@
 //! `cairn exec` with tools that change the workspace, and with plan mode.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use cairn_e2e::{cairn, mock_provider_args, output, texts};
-use cairn_mock_model::{MockResponse, MockServer, chat};
+use cairn_e2e::{cairn, mock_provider_args, output, plan_path_from, texts};
+use cairn_mock_model::chat::{call_response as call, text_response as text};
+use cairn_mock_model::MockServer;
 use serde_json::{Value, json};
 use std::path::Path;
-
-fn call(id: &str, name: &str, args: Value) -> MockResponse {
-    MockResponse::sse(chat::tool_calls(&[(id, name, args)]))
-}
-
-fn text(t: &str) -> MockResponse {
-    MockResponse::sse(chat::text(t))
-}
 
 /// The tool output the model got for `call_id`, searching every request.
 fn tool_output(server: &MockServer, call_id: &str) -> String {
@@ -111,15 +104,6 @@ async fn untrusted_exec_denies_and_tells_the_model() {
     assert_eq!(code, 0, "{stderr}");
     assert!(!work.path().join("should-not-exist").exists());
     assert!(tool_output(&server, "s").contains("--approval never"));
-}
-
-/// The plan file path, as the plan-mode reminder of the first request names it. The file
-/// name is only known at run time, so the scripts push their later responses after reading it.
-fn plan_path_from(request: &cairn_mock_model::RecordedRequest) -> String {
-    let body = request.json().to_string();
-    let marker = "plan file only:\\n  ";
-    let start = body.find(marker).expect("plan-mode reminder") + marker.len();
-    body[start..].chars().take_while(|c| *c != '\\').collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

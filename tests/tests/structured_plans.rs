@@ -4,15 +4,12 @@
 
 use cairn_core::plans::document::render_body;
 use cairn_e2e::{cairn, mock_provider_args, output, texts};
+use cairn_mock_model::chat::call_response as call;
 use cairn_mock_model::{MockResponse, MockServer, chat};
 use cairn_protocol::{
     CompletionStatus, Event, EventMsg, Plan, PlanStatus, PlanStep, PlanStepStatus,
 };
 use serde_json::{Value, json};
-
-fn call(id: &str, name: &str, args: Value) -> MockResponse {
-    MockResponse::sse(chat::tool_calls(&[(id, name, args)]))
-}
 
 fn step(number: u32, text: &str, status: PlanStepStatus) -> PlanStep {
     PlanStep {

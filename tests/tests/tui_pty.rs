@@ -2,10 +2,11 @@
 //! screen read through a terminal emulator (vt100), against the loopback mock model.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use cairn_e2e::{cairn_bin, mock_provider_args};
+use cairn_e2e::{cairn_bin, mock_provider_args, plan_path_from};
+use cairn_mock_model::chat::{call_response as call, text_response as text};
 use cairn_mock_model::{MockResponse, MockServer, chat};
 use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
-use serde_json::{Value, json};
+use serde_json::json;
 use std::io::{Read, Write};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -178,22 +179,6 @@ impl Drop for Tui {
     fn drop(&mut self) {
         let _ = self.child.kill();
     }
-}
-
-fn call(id: &str, name: &str, args: Value) -> MockResponse {
-    MockResponse::sse(chat::tool_calls(&[(id, name, args)]))
-}
-
-fn text(t: &str) -> MockResponse {
-    MockResponse::sse(chat::text(t))
-}
-
-/// The plan file path, as the plan-mode reminder of a request names it.
-fn plan_path_from(request: &cairn_mock_model::RecordedRequest) -> String {
-    let body = request.json().to_string();
-    let marker = "plan file only:\\n  ";
-    let start = body.find(marker).expect("plan-mode reminder") + marker.len();
-    body[start..].chars().take_while(|c| *c != '\\').collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

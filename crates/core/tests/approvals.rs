@@ -4,18 +4,11 @@
 
 mod common;
 
-use cairn_mock_model::{MockResponse, chat};
+use cairn_mock_model::chat::{call_response as call, text_response as text};
+use cairn_mock_model::MockResponse;
 use cairn_protocol::{ApprovalPolicy, EventMsg, Op, ReviewDecision, TurnAbortReason};
 use common::{Harness, Setup, count, start_with};
-use serde_json::{Value, json};
-
-fn call(id: &str, name: &str, args: Value) -> MockResponse {
-    MockResponse::sse(chat::tool_calls(&[(id, name, args)]))
-}
-
-fn text(t: &str) -> MockResponse {
-    MockResponse::sse(chat::text(t))
-}
+use serde_json::json;
 
 async fn harness(
     policy: ApprovalPolicy,

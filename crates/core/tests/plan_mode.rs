@@ -4,6 +4,7 @@
 
 mod common;
 
+use cairn_mock_model::chat::{call_response as call, text_response as text};
 use cairn_mock_model::{MockResponse, chat};
 use cairn_protocol::{EventMsg, Op};
 use common::{Harness, count, start};
@@ -13,14 +14,6 @@ use std::path::{Path, PathBuf};
 
 const REFUSAL_TAIL: &str =
     "is not allowed in plan mode. Only read-only tools and the plan file can be used.";
-
-fn call(id: &str, name: &str, args: Value) -> MockResponse {
-    MockResponse::sse(chat::tool_calls(&[(id, name, args)]))
-}
-
-fn text(t: &str) -> MockResponse {
-    MockResponse::sse(chat::text(t))
-}
 
 async fn enter(h: &mut Harness) -> PathBuf {
     h.session.submit(Op::SetPlanMode { active: true });

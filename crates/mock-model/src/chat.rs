@@ -5,7 +5,7 @@
 //! `finish_reason` closes the choice, an optional chunk with empty `choices` carries `usage`
 //! (as with `stream_options.include_usage`), and `data: [DONE]` ends the stream.
 
-use crate::response::{SseEvent, split_pieces};
+use crate::response::{MockResponse, SseEvent, split_pieces};
 use serde_json::{Value, json};
 
 /// How many deltas a text or an argument string is split into.
@@ -129,6 +129,16 @@ pub fn tool_calls(calls: &[(&str, &str, Value)]) -> Vec<SseEvent> {
             stream.tool_call(id, name, args)
         })
         .build()
+}
+
+/// A whole response answering with one tool call: what most scenario scripts need.
+pub fn call_response(id: &str, name: &str, arguments: Value) -> MockResponse {
+    MockResponse::sse(tool_calls(&[(id, name, arguments)]))
+}
+
+/// A whole response answering with `text`.
+pub fn text_response(text_: &str) -> MockResponse {
+    MockResponse::sse(text(text_))
 }
 
 /// The terminating `data: [DONE]` event.
