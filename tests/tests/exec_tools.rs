@@ -2,8 +2,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use cairn_e2e::{cairn, mock_provider_args, output, plan_path_from, texts};
-use cairn_mock_model::chat::{call_response as call, text_response as text};
 use cairn_mock_model::MockServer;
+use cairn_mock_model::chat::{call_response as call, text_response as text};
 use serde_json::{Value, json};
 use std::path::Path;
 

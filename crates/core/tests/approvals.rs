@@ -4,8 +4,8 @@
 
 mod common;
 
-use cairn_mock_model::chat::{call_response as call, text_response as text};
 use cairn_mock_model::MockResponse;
+use cairn_mock_model::chat::{call_response as call, text_response as text};
 use cairn_protocol::{ApprovalPolicy, EventMsg, Op, ReviewDecision, TurnAbortReason};
 use common::{Harness, Setup, count, start_with};
 use serde_json::json;
