@@ -71,3 +71,19 @@ pub fn plan_path_from(request: &cairn_mock_model::RecordedRequest) -> String {
     let start = body.find(marker).expect("plan-mode reminder") + marker.len();
     body[start..].chars().take_while(|c| *c != '\\').collect()
 }
+
+/// The tool output the model got for `call_id` (Chat Completions), searching every request.
+pub fn tool_output(server: &cairn_mock_model::MockServer, call_id: &str) -> String {
+    for request in server.requests() {
+        let body = request.json();
+        if let Some(m) = body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["role"] == "tool" && m["tool_call_id"] == call_id)
+        {
+            return m["content"].as_str().unwrap().to_string();
+        }
+    }
+    panic!("no output for {call_id}");
+}

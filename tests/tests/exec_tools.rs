@@ -1,27 +1,11 @@
 //! `cairn exec` with tools that change the workspace, and with plan mode.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use cairn_e2e::{cairn, mock_provider_args, output, plan_path_from, texts};
+use cairn_e2e::{cairn, mock_provider_args, output, plan_path_from, texts, tool_output};
 use cairn_mock_model::MockServer;
 use cairn_mock_model::chat::{call_response as call, text_response as text};
 use serde_json::{Value, json};
 use std::path::Path;
-
-/// The tool output the model got for `call_id`, searching every request.
-fn tool_output(server: &MockServer, call_id: &str) -> String {
-    for request in server.requests() {
-        let body = request.json();
-        if let Some(m) = body["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|m| m["role"] == "tool" && m["tool_call_id"] == call_id)
-        {
-            return m["content"].as_str().unwrap().to_string();
-        }
-    }
-    panic!("no output for {call_id}");
-}
 
 async fn exec(
     server: &MockServer,

@@ -254,6 +254,53 @@ async fn shell_call_under_untrusted_asks_and_runs_after_y() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_approval_covers_the_exact_command_not_the_program() {
+    // Seen by an adversarial model: `a` for `rm build.log` let a later `rm *` run unasked.
+    let server = MockServer::start(vec![
+        call("s1", "shell", json!({"command": "rm build.log"})),
+        call("s2", "shell", json!({"command": "rm   build.log"})),
+        call("s3", "shell", json!({"command": "rm *"})),
+        text("Cleaned up."),
+    ])
+    .await;
+    let home = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    for file in ["build.log", "keep.rs", "notes.md"] {
+        std::fs::write(work.path().join(file), "x\n").unwrap();
+    }
+    let args = mock_provider_args(&server.base_url());
+    let mut tui = Tui::start(home.path(), work.path(), &args);
+    tui.wait_for_text("Ask cairn anything").await;
+    tui.submit("clean up");
+    let overlay = tui.wait_for_text("$ rm build.log").await;
+    assert!(
+        overlay.contains("[a] Yes, and don't ask again this session for this exact command"),
+        "the overlay says what `a` covers: {overlay}"
+    );
+    assert!(
+        !overlay.contains("[p]"),
+        "rm has no subcommand prefix: {overlay}"
+    );
+    tui.send("a");
+    // The same command with other spacing runs unasked; `rm *` is asked again.
+    let overlay = tui.wait_for_text("$ rm *").await;
+    assert!(overlay.contains("Allow this command?"), "{overlay}");
+    tui.send("n");
+    tui.send("\r");
+    tui.wait_for_text("Cleaned up.").await;
+    assert!(!work.path().join("build.log").exists());
+    assert!(
+        work.path().join("keep.rs").exists(),
+        "rm * must not have run"
+    );
+    assert!(work.path().join("notes.md").exists());
+    let requests = server.requests();
+    let last = requests.last().unwrap().json().to_string();
+    assert!(last.contains("The user declined this call"), "{last}");
+    tui.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn plan_mode_review_enter_approves_and_badge_returns_to_normal() {
     let home = tempfile::tempdir().unwrap();
     let work = tempfile::tempdir().unwrap();

@@ -55,7 +55,7 @@ async fn on_request_runs_workspace_edits_and_read_only_commands_without_asking()
 }
 
 #[tokio::test]
-async fn approved_command_runs_and_session_approval_covers_the_same_prefix() {
+async fn approved_command_runs_and_session_approval_covers_the_exact_command() {
     let mut h = start(vec![
         call(
             "c1",
@@ -63,7 +63,11 @@ async fn approved_command_runs_and_session_approval_covers_the_same_prefix() {
             json!({"command": "touch one && echo made one"}),
         ),
         call("c2", "shell", json!({"command": "touch two"})),
-        call("c3", "shell", json!({"command": "touch one"})),
+        call(
+            "c3",
+            "shell",
+            json!({"command": "touch   one &&  echo made one"}),
+        ),
         done(),
     ])
     .await;
@@ -76,10 +80,19 @@ async fn approved_command_runs_and_session_approval_covers_the_same_prefix() {
         command,
         cwd,
         description,
+        for_session,
+        session_prefix,
+        reason,
     }) = events.last()
     else {
         unreachable!()
     };
+    assert_eq!(for_session.as_deref(), Some("this exact command"));
+    assert_eq!(
+        session_prefix, &None,
+        "touch has no subcommands to generalise"
+    );
+    assert_eq!(reason, &None);
     assert_eq!(call_id, "c1");
     assert_eq!(command, "touch one && echo made one");
     assert_eq!(cwd, &h.cwd());
@@ -88,7 +101,8 @@ async fn approved_command_runs_and_session_approval_covers_the_same_prefix() {
         call_id: "c1".into(),
         decision: ReviewDecision::ApprovedForSession,
     });
-    // `touch two` has another prefix (`exec:touch two`), so it is asked; `touch one` is not.
+    // `touch two` is another command, so it is asked; the same command with other spacing
+    // is not.
     let events = h
         .until(|e| matches!(e, EventMsg::ExecApprovalRequest { .. }))
         .await;
@@ -100,7 +114,11 @@ async fn approved_command_runs_and_session_approval_covers_the_same_prefix() {
         decision: ReviewDecision::Approved,
     });
     let events = h.until_task_end().await;
-    assert_eq!(asked(&events), 0, "touch one was approved for the session");
+    assert_eq!(
+        asked(&events),
+        0,
+        "the command was approved for the session"
+    );
     assert!(h.cwd().join("one").exists() && h.cwd().join("two").exists());
     assert!(h.tool_output(1, "c1").contains("made one"));
     h.server.assert_no_violations();

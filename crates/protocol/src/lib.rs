@@ -49,6 +49,13 @@ pub enum Op {
         /// The user's decision.
         decision: ReviewDecision,
     },
+    /// Answer to an [`EventMsg::ReadApprovalRequest`].
+    ReadApproval {
+        /// The `call_id` of the request being answered.
+        call_id: String,
+        /// The user's decision.
+        decision: ReviewDecision,
+    },
     /// Enter (`active: true`) or leave plan mode. Only a user can send this.
     SetPlanMode {
         /// Whether plan mode should be on.
@@ -112,8 +119,15 @@ impl ApprovalPolicy {
 pub enum ReviewDecision {
     /// Run this call.
     Approved,
-    /// Run this call and do not ask again for the same command prefix / files this session.
+    /// Run this call and do not ask again this session for what the request's `for_session`
+    /// said: the exact same command (whitespace-normalised), or the same files.
     ApprovedForSession,
+    /// Run this call and do not ask again this session for commands starting with `prefix`,
+    /// which must be the request's `session_prefix` (anything else approves this call only).
+    ApprovedPrefixForSession {
+        /// The whole-word command prefix the user picked.
+        prefix: String,
+    },
     /// Do not run it; the model is told the user declined.
     Denied {
         /// Optional message passed on to the model.
@@ -191,6 +205,18 @@ pub enum EventMsg {
         cwd: PathBuf,
         /// The tool's one-sentence description ("Would run `cargo test` in crates/core").
         description: String,
+        /// What [`ReviewDecision::ApprovedForSession`] would cover, in words ("this exact
+        /// command"); absent when this request cannot be approved for the session.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        for_session: Option<String>,
+        /// A whole-word prefix of the command the user may approve for the session instead
+        /// ([`ReviewDecision::ApprovedPrefixForSession`]); absent when none is offered.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        session_prefix: Option<String>,
+        /// Why this call is asked under every policy but `never` (cairn's settings, a
+        /// start-up file, a secret), when it is.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
     },
     /// A file change needs the user's approval; answer with [`Op::PatchApproval`].
     PatchApprovalRequest {
@@ -202,6 +228,30 @@ pub enum EventMsg {
         diff: String,
         /// The tool's one-sentence description ("Would edit src/lib.rs (+3 -1)").
         description: String,
+        /// What [`ReviewDecision::ApprovedForSession`] would cover, in words; absent when
+        /// this request cannot be approved for the session.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        for_session: Option<String>,
+        /// Why this change is asked under every policy but `never`, when it is.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+    /// A read outside the workspace (or of a secret) needs the user's approval; answer with
+    /// [`Op::ReadApproval`].
+    ReadApprovalRequest {
+        /// The tool call waiting for the answer.
+        call_id: String,
+        /// The files or directories that would be read.
+        paths: Vec<PathBuf>,
+        /// The tool's one-sentence description ("Would read /etc/hosts").
+        description: String,
+        /// What [`ReviewDecision::ApprovedForSession`] would cover, in words; absent when
+        /// this request cannot be approved for the session.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        for_session: Option<String>,
+        /// Why this read is asked under every policy but `never` (a secret), when it is.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
     },
     /// The model asks the user questions; answer with [`Op::UserQuestionAnswer`].
     UserQuestionRequest {

@@ -53,9 +53,32 @@ pub const QUESTION_FOOTER_FREE: &str = "Type an answer  [Enter] Send  [Esc] Skip
 pub const APPROVE_EXEC_TITLE: &str = "Allow this command?";
 /// Title of the patch approval overlay.
 pub const APPROVE_PATCH_TITLE: &str = "Allow these file changes?";
-/// Keys of the approval overlay.
-pub const APPROVAL_KEYS: &str =
-    "[y] Yes  [a] Yes, and don't ask again this session  [n/Esc] No  [Ctrl+C] Abort task";
+/// Title of the read approval overlay.
+pub const APPROVE_READ_TITLE: &str = "Allow this read outside the workspace?";
+/// Before each path of a read approval.
+pub const READ_PATH_BULLET: &str = "• ";
+
+/// Keys of the approval overlay, one line each: `[a]` says what it covers, `[p]` only when a
+/// command prefix is offered; neither when the request cannot be approved for the session.
+pub fn approval_keys(for_session: Option<&str>, prefix: Option<&str>) -> Vec<String> {
+    let mut lines = vec!["[y] Yes  [n/Esc] No  [Ctrl+C] Abort task".to_string()];
+    if let Some(scope) = for_session {
+        lines.push(format!(
+            "[a] Yes, and don't ask again this session for {scope}"
+        ));
+    }
+    if let Some(prefix) = prefix {
+        lines.push(format!(
+            "[p] Yes, and don't ask again this session for commands starting with `{prefix}`"
+        ));
+    }
+    lines
+}
+
+/// The line under an approval that every policy but `never` asks.
+pub fn always_asked(reason: &str) -> String {
+    format!("Always asked: {reason}")
+}
 /// Prompt of the approval overlay's feedback line.
 pub const APPROVAL_FEEDBACK_PROMPT: &str = "Tell the model why (optional): ";
 /// Keys while typing approval feedback.

@@ -1,34 +1,24 @@
 //! The approval policy: given a handler's [`ApprovalRequest`], ask the user or not.
 
+pub mod access;
 pub mod classifier;
+pub mod command_paths;
+pub mod session;
 
-use crate::tools::ApprovalRequest;
+pub use access::{Access, ReadAccess};
+pub use session::{ApprovalCache, SessionScope};
+
+use crate::tools::{ApprovalKind, ApprovalRequest};
 use cairn_protocol::ApprovalPolicy;
-use std::collections::HashSet;
-
-/// Keys the user approved "for this session".
-#[derive(Debug, Default)]
-pub struct ApprovalCache {
-    keys: HashSet<String>,
-}
-
-impl ApprovalCache {
-    /// Remember every key of `request`.
-    pub fn remember(&mut self, request: &ApprovalRequest) {
-        self.keys.extend(request.session_keys.iter().cloned());
-    }
-
-    /// True when every key of `request` was approved before.
-    pub fn covers(&self, request: &ApprovalRequest) -> bool {
-        !request.session_keys.is_empty()
-            && request.session_keys.iter().all(|k| self.keys.contains(k))
-    }
-}
 
 /// Whether `request` must be put to the user under `policy`.
+///
+/// `never` asks nothing. A protected request (cairn's settings, a start-up file, a secret) is
+/// asked under every other policy, whatever was approved before.
 pub fn must_ask(policy: ApprovalPolicy, request: &ApprovalRequest, cache: &ApprovalCache) -> bool {
     match policy {
         ApprovalPolicy::Never => false,
+        _ if request.protected.is_some() => true,
         _ if cache.covers(request) => false,
         ApprovalPolicy::OnRequest => !request.known_safe,
         ApprovalPolicy::Untrusted => true,
@@ -36,9 +26,21 @@ pub fn must_ask(policy: ApprovalPolicy, request: &ApprovalRequest, cache: &Appro
 }
 
 /// What the model is told when a call was not run because nobody could approve it.
-pub fn headless_denial(description: &str) -> String {
+pub fn headless_denial(request: &ApprovalRequest) -> String {
+    let description = &request.description;
+    let why = request
+        .protected
+        .as_deref()
+        .map(|reason| format!(" {reason}"))
+        .unwrap_or_default();
+    let setting = match (&request.kind, &request.protected) {
+        (ApprovalKind::Read { .. }, None) => {
+            "The user can allow reads there with `[permissions] readable_roots` in config.toml, or all calls with --approval never."
+        }
+        _ => "The user can allow such calls with --approval never.",
+    };
     format!(
-        "This call needs the user's approval, but no user is available to approve it (cairn exec), so it was not run: {description}. Do not retry it; finish what you can without it. (The user can allow such calls with --approval never.)"
+        "This call needs the user's approval, but no user is available to approve it (cairn exec), so it was not run: {description}.{why} Do not retry it; finish what you can without it. ({setting})"
     )
 }
 
@@ -56,7 +58,6 @@ pub fn user_denial(feedback: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::ApprovalKind;
 
     fn request(safe: bool) -> ApprovalRequest {
         ApprovalRequest {
@@ -65,8 +66,9 @@ mod tests {
                 cwd: "/".into(),
             },
             description: "Would run `ls`".into(),
-            session_keys: vec!["exec:ls".into()],
+            session: SessionScope::exec("ls"),
             known_safe: safe,
+            protected: None,
         }
     }
 
@@ -77,6 +79,17 @@ mod tests {
         assert!(!must_ask(ApprovalPolicy::OnRequest, &request(true), &cache));
         assert!(must_ask(ApprovalPolicy::OnRequest, &request(false), &cache));
         assert!(!must_ask(ApprovalPolicy::Never, &request(false), &cache));
+    }
+
+    #[test]
+    fn protected_requests_ask_under_every_policy_but_never() {
+        let mut cache = ApprovalCache::default();
+        let mut protected = request(true);
+        cache.remember(&protected);
+        protected.protected = Some(access::CAIRN_SETTINGS.into());
+        assert!(must_ask(ApprovalPolicy::Untrusted, &protected, &cache));
+        assert!(must_ask(ApprovalPolicy::OnRequest, &protected, &cache));
+        assert!(!must_ask(ApprovalPolicy::Never, &protected, &cache));
     }
 
     #[test]

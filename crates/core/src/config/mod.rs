@@ -47,6 +47,49 @@ impl PlanningStyle {
 pub struct ToolsToml {
     /// `checklist` or `structured`.
     pub planning: Option<PlanningStyle>,
+    /// `[tools.shell]`.
+    #[serde(default)]
+    pub shell: ShellToml,
+}
+
+/// `[tools.shell]` table.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShellToml {
+    /// Longest timeout a model may ask for, in milliseconds.
+    pub max_timeout_ms: Option<u64>,
+    /// Run commands in a login shell (`bash -lc`), which reads the user's profile first.
+    pub login: Option<bool>,
+}
+
+/// `[permissions]` table.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PermissionsToml {
+    /// Directories outside the workspace the model may read without asking.
+    #[serde(default)]
+    pub readable_roots: Vec<PathBuf>,
+}
+
+/// Default of `[tools.shell] max_timeout_ms`: ten minutes.
+pub const DEFAULT_SHELL_MAX_TIMEOUT_MS: u64 = 10 * 60 * 1000;
+
+/// How the shell tool runs commands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShellSettings {
+    /// Upper bound of a call's timeout, whatever the model asks for.
+    pub max_timeout_ms: u64,
+    /// `bash -lc` instead of `bash -c`.
+    pub login: bool,
+}
+
+impl Default for ShellSettings {
+    fn default() -> Self {
+        Self {
+            max_timeout_ms: DEFAULT_SHELL_MAX_TIMEOUT_MS,
+            login: false,
+        }
+    }
 }
 
 /// config.toml as written.
@@ -67,6 +110,9 @@ pub struct ConfigToml {
     /// Tool selection.
     #[serde(default)]
     pub tools: ToolsToml,
+    /// What the model may read without asking.
+    #[serde(default)]
+    pub permissions: PermissionsToml,
 }
 
 /// Why a provider was chosen (shown by `/status` and `--list-providers`).
@@ -106,6 +152,10 @@ pub struct Config {
     /// Look for a local Ollama in the background when the session starts; true when no
     /// provider was chosen from config or environment.
     pub detect_local: bool,
+    /// `[tools.shell]`.
+    pub shell: ShellSettings,
+    /// `[permissions] readable_roots`, absolute (relative entries resolve against `cwd`).
+    pub readable_roots: Vec<PathBuf>,
 }
 
 /// A config file or override that could not be understood.
@@ -212,6 +262,22 @@ impl Config {
             .or_else(|| provider.as_ref().map(|p| p.default_model.clone()))
             .unwrap_or_else(|| "gpt-5.1".to_string());
         let detect_local = provider.is_none();
+        let max_timeout_ms = match parsed.tools.shell.max_timeout_ms {
+            Some(0) => {
+                return Err(ConfigError::File {
+                    path: cairn_home.join("config.toml"),
+                    message: "tools.shell.max_timeout_ms is 0; give the longest shell timeout in milliseconds (default 600000)".into(),
+                });
+            }
+            Some(ms) => ms,
+            None => DEFAULT_SHELL_MAX_TIMEOUT_MS,
+        };
+        let readable_roots = parsed
+            .permissions
+            .readable_roots
+            .iter()
+            .map(|root| expand_home(root, &cwd))
+            .collect();
         Ok(Self {
             cairn_home,
             cwd,
@@ -223,6 +289,11 @@ impl Config {
             reasoning_effort: parsed.reasoning_effort,
             user_providers: parsed.providers,
             detect_local,
+            shell: ShellSettings {
+                max_timeout_ms,
+                login: parsed.tools.shell.login.unwrap_or(false),
+            },
+            readable_roots,
         })
     }
 
@@ -252,8 +323,20 @@ impl Config {
             reasoning_effort: None,
             user_providers: BTreeMap::new(),
             detect_local: false,
+            shell: ShellSettings::default(),
+            readable_roots: Vec::new(),
         }
     }
+}
+
+/// `~/x` under the home directory, a relative path under `cwd`, an absolute one as it is.
+fn expand_home(path: &Path, cwd: &Path) -> PathBuf {
+    if let Ok(rest) = path.strip_prefix("~")
+        && let Some(home) = dirs::home_dir()
+    {
+        return home.join(rest);
+    }
+    cwd.join(path)
 }
 
 /// Pick a provider from the environment: OPENAI_API_KEY, then ANTHROPIC_API_KEY.

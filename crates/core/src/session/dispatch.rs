@@ -5,7 +5,9 @@ use super::shared::{Reply, ReplyKey, lock};
 use super::task::Stop;
 use crate::approval::{self, headless_denial, user_denial};
 use crate::plan_mode::filter;
-use crate::tools::{ApprovalKind, ToolCall, ToolContext, ToolError, ToolRegistry, names};
+use crate::tools::{
+    ApprovalKind, ApprovalRequest, ToolCall, ToolContext, ToolError, ToolRegistry, names,
+};
 use cairn_protocol::{EventMsg, ReviewDecision, TurnAbortReason};
 use std::time::Instant;
 
@@ -87,6 +89,98 @@ fn end(ctx: &ToolContext, call: &ToolCall, output: &str, success: bool, started:
     });
 }
 
+/// Put `request` to the approval policy and, if it must ask, to the user. Returns when the
+/// call may run.
+async fn approve(
+    call: &ToolCall,
+    ctx: &ToolContext,
+    request: &ApprovalRequest,
+) -> Result<(), Failure> {
+    let policy = ctx.shared.settings().approval_policy;
+    if !approval::must_ask(policy, request, &lock(&ctx.shared.approvals)) {
+        return Ok(());
+    }
+    if !ctx.shared.interactive {
+        return Err(respond(headless_denial(request)));
+    }
+    let Some(waiting) = ctx
+        .shared
+        .replies
+        .register(ReplyKey::Call(call.call_id.clone()))
+    else {
+        return Err(respond(format!(
+            "Another call with id {} is already waiting for approval; use a unique call id.",
+            call.call_id
+        )));
+    };
+    ctx.emit(request_event(&call.call_id, request));
+    let reply = tokio::select! {
+        _ = ctx.cancel.cancelled() => return Err(respond("Interrupted by the user.")),
+        reply = waiting => reply,
+    };
+    match reply {
+        Ok(Reply::Review(ReviewDecision::Approved)) => Ok(()),
+        Ok(Reply::Review(ReviewDecision::ApprovedForSession)) => {
+            lock(&ctx.shared.approvals).remember(request);
+            Ok(())
+        }
+        Ok(Reply::Review(ReviewDecision::ApprovedPrefixForSession { prefix })) => {
+            // A prefix the request did not offer approves this call only.
+            let remembered = lock(&ctx.shared.approvals).remember_prefix(request, &prefix);
+            if !remembered {
+                tracing::warn!(%prefix, "prefix approval not offered for this call; approved once");
+            }
+            Ok(())
+        }
+        Ok(Reply::Review(ReviewDecision::Denied { feedback })) => {
+            Err(respond(user_denial(feedback.as_deref())))
+        }
+        Ok(Reply::Review(ReviewDecision::Abort)) => Err(Failure::Aborted),
+        Ok(_) | Err(_) => Err(respond(user_denial(None))),
+    }
+}
+
+/// The event that puts `request` to the user.
+fn request_event(call_id: &str, request: &ApprovalRequest) -> EventMsg {
+    let call_id = call_id.to_string();
+    let description = request.description.clone();
+    let for_session = request
+        .session
+        .label
+        .clone()
+        .filter(|_| request.protected.is_none() && !request.session.keys.is_empty());
+    let reason = request.protected.clone();
+    match &request.kind {
+        ApprovalKind::Exec { command, cwd } => EventMsg::ExecApprovalRequest {
+            call_id,
+            command: command.clone(),
+            cwd: cwd.clone(),
+            description,
+            for_session,
+            session_prefix: request
+                .session
+                .prefix_text()
+                .filter(|_| request.protected.is_none()),
+            reason,
+        },
+        ApprovalKind::Patch { paths, diff } => EventMsg::PatchApprovalRequest {
+            call_id,
+            paths: paths.clone(),
+            diff: diff.clone(),
+            description,
+            for_session,
+            reason,
+        },
+        ApprovalKind::Read { paths } => EventMsg::ReadApprovalRequest {
+            call_id,
+            paths: paths.clone(),
+            description,
+            for_session,
+            reason,
+        },
+    }
+}
+
 async fn execute(
     call: &ToolCall,
     ctx: &ToolContext,
@@ -111,58 +205,10 @@ async fn execute(
         )));
     };
     // Writing the plan file in plan mode is what the user asked for; it needs no approval.
-    if handler.is_mutating()
-        && !writes_plan_file
-        && let Some(request) = handler.approval(&call.arguments, ctx)?
-    {
-        let policy = ctx.shared.settings().approval_policy;
-        let ask = approval::must_ask(policy, &request, &lock(&ctx.shared.approvals));
-        if ask {
-            if !ctx.shared.interactive {
-                return Err(respond(headless_denial(&request.description)));
-            }
-            let Some(waiting) = ctx
-                .shared
-                .replies
-                .register(ReplyKey::Call(call.call_id.clone()))
-            else {
-                return Err(respond(format!(
-                    "Another call with id {} is already waiting for approval; use a unique call id.",
-                    call.call_id
-                )));
-            };
-            ctx.emit(match &request.kind {
-                ApprovalKind::Exec { command, cwd } => EventMsg::ExecApprovalRequest {
-                    call_id: call.call_id.clone(),
-                    command: command.clone(),
-                    cwd: cwd.clone(),
-                    description: request.description.clone(),
-                },
-                ApprovalKind::Patch { paths, diff } => EventMsg::PatchApprovalRequest {
-                    call_id: call.call_id.clone(),
-                    paths: paths.clone(),
-                    diff: diff.clone(),
-                    description: request.description.clone(),
-                },
-            });
-            let reply = tokio::select! {
-                _ = ctx.cancel.cancelled() => return Err(respond("Interrupted by the user.")),
-                reply = waiting => reply,
-            };
-            match reply {
-                Ok(Reply::Review(ReviewDecision::Approved)) => {}
-                Ok(Reply::Review(ReviewDecision::ApprovedForSession)) => {
-                    lock(&ctx.shared.approvals).remember(&request);
-                }
-                Ok(Reply::Review(ReviewDecision::Denied { feedback })) => {
-                    return Err(respond(user_denial(feedback.as_deref())));
-                }
-                Ok(Reply::Review(ReviewDecision::Abort)) => return Err(Failure::Aborted),
-                Ok(_) | Err(_) => {
-                    return Err(respond(user_denial(None)));
-                }
-            }
-        }
+    // Every other call, read-only tools included, is put to the approval policy: a read
+    // tool answers only for reads outside the workspace or of secrets.
+    if !writes_plan_file && let Some(request) = handler.approval(&call.arguments, ctx)? {
+        approve(call, ctx, &request).await?;
     }
     *started = Instant::now();
     tokio::select! {

@@ -186,7 +186,9 @@ async fn submission_loop(
                             task.cancel.cancel();
                         }
                     }
-                    Op::ExecApproval { call_id, decision } | Op::PatchApproval { call_id, decision } => {
+                    Op::ExecApproval { call_id, decision }
+                    | Op::PatchApproval { call_id, decision }
+                    | Op::ReadApproval { call_id, decision } => {
                         shared.replies.resolve(&ReplyKey::Call(call_id), Reply::Review(decision));
                     }
                     Op::UserQuestionAnswer { call_id, answers } => {

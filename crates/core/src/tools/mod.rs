@@ -50,7 +50,7 @@ pub enum ToolError {
     Fatal(String),
 }
 
-/// What a mutating call would do, shown to the user before it runs.
+/// What a call would do, shown to the user before it runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ApprovalKind {
     /// A command.
@@ -67,23 +67,30 @@ pub enum ApprovalKind {
         /// Unified diff.
         diff: String,
     },
+    /// Reads outside the workspace, or of a secret.
+    Read {
+        /// Files or directories that would be read.
+        paths: Vec<PathBuf>,
+    },
 }
 
-/// A handler's assessment of one mutating call; the approval policy decides from it whether
-/// to ask the user.
+/// A handler's assessment of one call; the approval policy decides from it whether to ask
+/// the user.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApprovalRequest {
     /// What would happen.
     pub kind: ApprovalKind,
     /// One sentence, the tool's `describe()`.
     pub description: String,
-    /// Key remembered by "approve for this session" (a command prefix, a set of files).
-    pub session_keys: Vec<String>,
+    /// What "approve for this session" would cover.
+    pub session: crate::approval::SessionScope,
     /// True when `on-request` may run it without asking (read-only command, edit inside the
     /// workspace).
     pub known_safe: bool,
+    /// Set when the call must be asked under every policy but `never`, whatever was
+    /// approved before: why, in words the user reads in the approval prompt.
+    pub protected: Option<String>,
 }
-
 /// A tool implementation.
 #[async_trait]
 pub trait ToolHandler: Send + Sync {
@@ -105,8 +112,9 @@ pub trait ToolHandler: Send + Sync {
     /// whatever the arguments.
     fn describe(&self, arguments: &str) -> String;
 
-    /// For mutating tools: what the user would approve. `Ok(None)` means no approval is
-    /// needed under any policy; an `Err` goes back to the model (bad arguments, say).
+    /// What the user would approve. `Ok(None)` means no approval is needed under any
+    /// policy (a read inside the workspace, say); an `Err` goes back to the model (bad
+    /// arguments, say). Read-only tools answer only for reads outside the readable roots.
     fn approval(
         &self,
         _arguments: &str,

@@ -154,15 +154,23 @@ impl App {
                 command,
                 cwd,
                 description,
+                for_session,
+                session_prefix,
+                reason,
             } => self.open_approval(ApprovalRequest {
                 call_id,
                 description,
                 kind: ApprovalKind::Exec { command, cwd },
+                for_session,
+                session_prefix,
+                reason,
             }),
             EventMsg::PatchApprovalRequest {
                 call_id,
                 diff,
                 description,
+                for_session,
+                reason,
                 ..
             } => {
                 self.transcript.push(HistoryCell::Diff {
@@ -173,8 +181,25 @@ impl App {
                     call_id,
                     description,
                     kind: ApprovalKind::Patch { diff },
+                    for_session,
+                    session_prefix: None,
+                    reason,
                 });
             }
+            EventMsg::ReadApprovalRequest {
+                call_id,
+                paths,
+                description,
+                for_session,
+                reason,
+            } => self.open_approval(ApprovalRequest {
+                call_id,
+                description,
+                kind: ApprovalKind::Read { paths },
+                for_session,
+                session_prefix: None,
+                reason,
+            }),
             EventMsg::UserQuestionRequest { call_id, questions } => {
                 if questions.is_empty() {
                     // Nothing to ask: answer at once so the model does not wait forever.

@@ -37,6 +37,11 @@ pub enum ApprovalKind {
         /// Unified diff.
         diff: String,
     },
+    /// Reads outside the workspace, or of a secret.
+    Read {
+        /// What would be read.
+        paths: Vec<PathBuf>,
+    },
 }
 
 /// One approval request.
@@ -48,6 +53,12 @@ pub struct ApprovalRequest {
     pub description: String,
     /// Command or diff.
     pub kind: ApprovalKind,
+    /// What `a` approves for the session, in words; `None`: `a` is not offered.
+    pub for_session: Option<String>,
+    /// A command prefix `p` approves for the session; `None`: `p` is not offered.
+    pub session_prefix: Option<String>,
+    /// Why this request is asked whatever the policy, shown in warning colours.
+    pub reason: Option<String>,
 }
 
 /// The overlay. A command or diff taller than the overlay scrolls (Up/Down, PgUp/PgDn,
@@ -102,6 +113,7 @@ impl ApprovalView {
         let op = match request.kind {
             ApprovalKind::Exec { .. } => Op::ExecApproval { call_id, decision },
             ApprovalKind::Patch { .. } => Op::PatchApproval { call_id, decision },
+            ApprovalKind::Read { .. } => Op::ReadApproval { call_id, decision },
         };
         tx.send(AppEvent::Op(op));
         if abort {
@@ -121,6 +133,15 @@ impl ApprovalView {
             return Vec::new();
         };
         let mut lines = wrap_text(&request.description, theme::bold(), width, &[], &[]);
+        if let Some(reason) = &request.reason {
+            lines.extend(wrap_text(
+                &strings::always_asked(reason),
+                theme::warning(),
+                width,
+                &[],
+                &[],
+            ));
+        }
         lines.push(Line::default());
         match &request.kind {
             ApprovalKind::Exec { command, cwd } => {
@@ -138,6 +159,17 @@ impl ApprovalView {
                     &[Span::raw("  ")],
                     &[Span::raw("  ")],
                 ));
+            }
+            ApprovalKind::Read { paths } => {
+                for path in paths {
+                    lines.extend(wrap_text(
+                        &path.display().to_string(),
+                        Style::new(),
+                        width,
+                        &[Span::styled(strings::READ_PATH_BULLET, theme::dim())],
+                        &[Span::raw("  ")],
+                    ));
+                }
             }
             ApprovalKind::Patch { diff } => {
                 let capped: String = diff
@@ -190,15 +222,26 @@ impl ApprovalView {
                     &[],
                 ));
             }
-            None => lines.extend(wrap_text(
-                strings::APPROVAL_KEYS,
-                theme::key_hint(),
-                width,
-                &[],
-                &[],
-            )),
+            None => {
+                let request = self.queue.front();
+                let keys = strings::approval_keys(
+                    request.and_then(|r| r.for_session.as_deref()),
+                    request.and_then(|r| r.session_prefix.as_deref()),
+                );
+                for line in keys {
+                    lines.extend(wrap_text(&line, theme::key_hint(), width, &[], &[]));
+                }
+            }
         }
         lines
+    }
+
+    fn offers_session(&self) -> bool {
+        self.queue.front().is_some_and(|r| r.for_session.is_some())
+    }
+
+    fn offered_prefix(&self) -> Option<String> {
+        self.queue.front().and_then(|r| r.session_prefix.clone())
     }
 
     fn inner_width(width: u16) -> usize {
@@ -222,6 +265,7 @@ impl ApprovalView {
     fn title(&self) -> String {
         let base = match self.queue.front().map(|r| &r.kind) {
             Some(ApprovalKind::Patch { .. }) => strings::APPROVE_PATCH_TITLE,
+            Some(ApprovalKind::Read { .. }) => strings::APPROVE_READ_TITLE,
             _ => strings::APPROVE_EXEC_TITLE,
         };
         if self.queue.len() > 1 {
@@ -260,9 +304,15 @@ impl View for ApprovalView {
         }
         match key.code {
             KeyCode::Char('y') | KeyCode::Char('Y') => self.decide(ReviewDecision::Approved, tx),
-            KeyCode::Char('a') | KeyCode::Char('A') => {
+            KeyCode::Char('a') | KeyCode::Char('A') if self.offers_session() => {
                 self.decide(ReviewDecision::ApprovedForSession, tx)
             }
+            KeyCode::Char('p') | KeyCode::Char('P') => match self.offered_prefix() {
+                Some(prefix) => {
+                    self.decide(ReviewDecision::ApprovedPrefixForSession { prefix }, tx)
+                }
+                None => ViewResult::Consumed,
+            },
             KeyCode::Char('n') | KeyCode::Char('N') => {
                 self.feedback = Some(String::new());
                 ViewResult::Consumed

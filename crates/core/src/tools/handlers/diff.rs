@@ -2,9 +2,10 @@
 //! request shared by `write_file`, `edit_file` and `apply_patch`.
 
 use super::paths;
-use crate::tools::{ApprovalKind, ApprovalRequest};
+use crate::approval::{Access, SessionScope};
+use crate::tools::{ApprovalKind, ApprovalRequest, ToolContext};
 use similar::{ChangeTag, TextDiff};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// A pathological diff gives up on minimality after this long instead of stalling the turn.
@@ -73,25 +74,29 @@ pub(crate) fn unified(old: Option<&str>, new: Option<&str>, shown: &str) -> Stri
 }
 
 /// The approval request for changing `files`: known safe when every file is inside the
-/// workspace root; "approve for this session" remembers each file.
+/// workspace root; protected (asked under every policy but `never`) when one is in cairn's
+/// settings or a home start-up file; "approve for this session" remembers each file.
 pub(crate) fn patch_request(
     files: Vec<PathBuf>,
     diff: String,
     description: String,
-    cwd: &Path,
+    ctx: &ToolContext,
 ) -> ApprovalRequest {
-    let known_safe = files
-        .iter()
-        .all(|f| paths::is_inside_workspace(f, cwd) && !paths::is_startup_file(f));
-    let session_keys = files
-        .iter()
-        .map(|f| format!("file:{}", f.display()))
-        .collect();
+    let access = Access::new(ctx.config(), &ctx.cwd);
+    let protected = files.iter().find_map(|f| access.write_guard(f));
+    let known_safe = protected.is_none() && files.iter().all(|f| access.in_workspace(f));
+    let session = if protected.is_some() {
+        SessionScope::none()
+    } else {
+        let shown: Vec<String> = files.iter().map(|f| paths::display(f, &ctx.cwd)).collect();
+        SessionScope::files("file", "edits to", &files, &shown)
+    };
     ApprovalRequest {
         kind: ApprovalKind::Patch { paths: files, diff },
         description,
-        session_keys,
+        session,
         known_safe,
+        protected: protected.map(String::from),
     }
 }
 
@@ -139,19 +144,40 @@ mod tests {
     #[test]
     fn requests_outside_the_workspace_are_not_known_safe() {
         let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        let inside = patch_request(vec![root.join("a.rs")], String::new(), "d".into(), &root);
+        let root = dir.path().canonicalize().unwrap().join("ws");
+        std::fs::create_dir(&root).unwrap();
+        let (ctx, _rx) = ToolContext::for_test(&dir.path().join("home"), &root);
+        let inside = patch_request(vec![root.join("a.rs")], String::new(), "d".into(), &ctx);
         assert!(inside.known_safe);
+        assert!(inside.protected.is_none());
         assert_eq!(
-            inside.session_keys,
+            inside.session.keys,
             vec![format!("file:{}", root.join("a.rs").display())]
         );
+        assert_eq!(inside.session.label.as_deref(), Some("edits to a.rs"));
         let outside = patch_request(
             vec![root.join("a.rs"), PathBuf::from("/etc/hosts")],
             String::new(),
             "d".into(),
-            &root,
+            &ctx,
         );
         assert!(!outside.known_safe);
+    }
+
+    #[test]
+    fn cairn_settings_are_protected_even_inside_the_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        // $CAIRN_HOME inside the workspace, and a project .cairn directory.
+        let (ctx, _rx) = ToolContext::for_test(&root.join("home"), &root);
+        for file in [
+            root.join("home/config.toml"),
+            root.join(".cairn/agents/x.md"),
+        ] {
+            let request = patch_request(vec![file.clone()], String::new(), "d".into(), &ctx);
+            assert!(!request.known_safe, "{}", file.display());
+            assert!(request.protected.is_some(), "{}", file.display());
+            assert!(request.session.keys.is_empty());
+        }
     }
 }

@@ -3,7 +3,8 @@
 
 use super::paths;
 use crate::tools::{
-    ToolCall, ToolContext, ToolError, ToolHandler, ToolSpec, args_value, names, parse_args,
+    ApprovalRequest, ToolCall, ToolContext, ToolError, ToolHandler, ToolSpec, args_value, names,
+    parse_args,
 };
 use async_trait::async_trait;
 use globset::{GlobBuilder, GlobMatcher};
@@ -52,6 +53,21 @@ impl ToolHandler for GlobFilesHandler {
             Some(path) => format!("Find files matching `{pattern}` in {path}"),
             None => format!("Find files matching `{pattern}`"),
         }
+    }
+
+    fn approval(
+        &self,
+        arguments: &str,
+        ctx: &ToolContext,
+    ) -> Result<Option<ApprovalRequest>, ToolError> {
+        let args: GlobFilesArgs = parse_args(arguments)?;
+        let root = paths::resolve(&ctx.cwd, args.path.as_deref().unwrap_or("."))?;
+        let description = format!(
+            "Would look for `{}` in {}",
+            args.pattern,
+            paths::display(&root, &ctx.cwd)
+        );
+        Ok(super::read_access::request(ctx, vec![root], description))
     }
 
     async fn handle(&self, call: &ToolCall, ctx: &ToolContext) -> Result<String, ToolError> {

@@ -2,8 +2,10 @@
 //! walker, `grep-regex` and `grep-searcher` — printing `path:line:text` like `rg -n`.
 
 use super::paths;
+use crate::approval::Access;
 use crate::tools::{
-    ToolCall, ToolContext, ToolError, ToolHandler, ToolSpec, args_value, names, parse_args,
+    ApprovalRequest, ToolCall, ToolContext, ToolError, ToolHandler, ToolSpec, args_value, names,
+    parse_args,
 };
 use async_trait::async_trait;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
@@ -73,11 +75,27 @@ impl ToolHandler for GrepFilesHandler {
         text
     }
 
+    fn approval(
+        &self,
+        arguments: &str,
+        ctx: &ToolContext,
+    ) -> Result<Option<ApprovalRequest>, ToolError> {
+        let args: GrepFilesArgs = parse_args(arguments)?;
+        let root = paths::resolve(&ctx.cwd, args.path.as_deref().unwrap_or("."))?;
+        let description = format!(
+            "Would search {} for `{}`",
+            paths::display(&root, &ctx.cwd),
+            args.pattern
+        );
+        Ok(super::read_access::request(ctx, vec![root], description))
+    }
+
     async fn handle(&self, call: &ToolCall, ctx: &ToolContext) -> Result<String, ToolError> {
         let args: GrepFilesArgs = parse_args(&call.arguments)?;
         let root = paths::resolve(&ctx.cwd, args.path.as_deref().unwrap_or("."))?;
         let cwd = ctx.cwd.clone();
-        tokio::task::spawn_blocking(move || grep(&args, &root, &cwd))
+        let rules = Access::new(ctx.config(), &ctx.cwd);
+        tokio::task::spawn_blocking(move || grep(&args, &root, &cwd, rules))
             .await
             .map_err(|e| ToolError::Fatal(format!("grep_files failed: {e}")))?
     }
@@ -99,7 +117,7 @@ struct Shared<'a> {
     files: Mutex<Vec<(PathBuf, Vec<Row>)>>,
 }
 
-fn grep(args: &GrepFilesArgs, root: &Path, cwd: &Path) -> Result<String, ToolError> {
+fn grep(args: &GrepFilesArgs, root: &Path, cwd: &Path, rules: Access) -> Result<String, ToolError> {
     let matcher = RegexMatcherBuilder::new()
         .case_insensitive(args.case_insensitive)
         // Lets the searcher scan whole buffers instead of line by line, as ripgrep does.
@@ -111,17 +129,26 @@ fn grep(args: &GrepFilesArgs, root: &Path, cwd: &Path) -> Result<String, ToolErr
                 args.pattern
             ))
         })?;
-    if !root.exists() {
+    let Ok(meta) = std::fs::metadata(root) else {
         return Err(ToolError::RespondToModel(format!(
             "Path not found: {}. Use list_dir or glob_files to find the right path.",
             paths::display(root, cwd)
         )));
+    };
+    if !meta.is_dir() {
+        // A FIFO or device given as the path gets its error now, not a hang.
+        paths::open_regular(root, cwd)?;
     }
+    // A search that starts in a secret location was approved as such; one that only passes
+    // through secrets (a search of the home directory) leaves them out.
+    let root_is_secret = rules.is_secret(root);
     let mut walker = ignore::WalkBuilder::new(root);
     walker
         .hidden(false)
         .require_git(false)
-        .filter_entry(|e| e.file_name() != ".git");
+        .filter_entry(move |e| {
+            e.file_name() != ".git" && (root_is_secret || !rules.is_secret(e.path()))
+        });
     if let Some(glob) = args.glob.as_deref().filter(|g| !g.trim().is_empty()) {
         let overrides = OverrideBuilder::new(root)
             .add(glob.trim())
@@ -219,8 +246,12 @@ fn search_file(
         binary: false,
         shared,
     };
-    // An unreadable file is skipped, as ripgrep does.
-    if searcher.search_path(matcher, &path, &mut sink).is_err() || sink.binary {
+    // An unreadable file is skipped, as ripgrep does; so is one swapped for a FIFO or a
+    // device since the walk saw it (opened without blocking, checked on the descriptor).
+    let Ok(file) = paths::open_regular(&path, shared.cwd) else {
+        return WalkState::Continue;
+    };
+    if searcher.search_file(matcher, &file, &mut sink).is_err() || sink.binary {
         return WalkState::Continue;
     }
     if sink.rows.iter().any(|r| matches!(r, Row::Match(_))) {

@@ -2,7 +2,8 @@
 
 use super::paths;
 use crate::tools::{
-    ToolCall, ToolContext, ToolError, ToolHandler, ToolSpec, args_value, names, parse_args,
+    ApprovalRequest, ToolCall, ToolContext, ToolError, ToolHandler, ToolSpec, args_value, names,
+    parse_args,
 };
 use async_trait::async_trait;
 use serde::Deserialize;
@@ -46,6 +47,17 @@ impl ToolHandler for ListDirHandler {
     fn describe(&self, arguments: &str) -> String {
         let args = args_value(arguments);
         format!("List {}", args["path"].as_str().unwrap_or("."))
+    }
+
+    fn approval(
+        &self,
+        arguments: &str,
+        ctx: &ToolContext,
+    ) -> Result<Option<ApprovalRequest>, ToolError> {
+        let args: ListDirArgs = parse_args(arguments)?;
+        let root = paths::resolve(&ctx.cwd, args.path.as_deref().unwrap_or("."))?;
+        let description = format!("Would list {}", paths::display(&root, &ctx.cwd));
+        Ok(super::read_access::request(ctx, vec![root], description))
     }
 
     async fn handle(&self, call: &ToolCall, ctx: &ToolContext) -> Result<String, ToolError> {

@@ -13,6 +13,7 @@ mod grep_files;
 mod list_dir;
 pub(crate) mod paths;
 mod plan_support;
+mod read_access;
 mod read_file;
 mod read_plan;
 mod shell;

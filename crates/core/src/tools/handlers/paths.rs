@@ -46,18 +46,6 @@ pub(crate) fn place(path: &Path, cwd: &Path) -> String {
     }
 }
 
-/// True when `path` lies inside the workspace root `cwd`, both as written and after following
-/// symlinks (a link inside the workspace may point anywhere).
-pub(crate) fn is_inside_workspace(path: &Path, cwd: &Path) -> bool {
-    if !path.starts_with(cwd) {
-        return false;
-    }
-    match (real_path(path), std::fs::canonicalize(cwd)) {
-        (Some(real), Ok(root)) => real.starts_with(root),
-        _ => false,
-    }
-}
-
 /// Refuse any target inside (or naming) a `.git` directory, as written or via symlinks.
 pub(crate) fn refuse_git_dir(path: &Path, cwd: &Path) -> Result<(), ToolError> {
     // Case-insensitive: on case-insensitive file systems `.GIT` is the same directory.
@@ -108,10 +96,7 @@ pub(crate) fn check_editable(path: &Path, cwd: &Path) -> Result<(), ToolError> {
         return Ok(());
     }
     if !meta.is_file() {
-        return Err(ToolError::RespondToModel(format!(
-            "{} is not a regular file (a device, socket or pipe); file tools only edit regular files.",
-            display(path, cwd)
-        )));
+        return Err(not_regular(path, cwd, &meta));
     }
     if meta.len() > MAX_EDIT_BYTES {
         return Err(ToolError::RespondToModel(format!(
@@ -124,50 +109,108 @@ pub(crate) fn check_editable(path: &Path, cwd: &Path) -> Result<(), ToolError> {
     Ok(())
 }
 
-/// Shell and git start-up files in the home directory: writing one changes what every later
-/// command runs, so such a write is never known-safe, even when the workspace contains $HOME.
-pub(crate) fn is_startup_file(path: &Path) -> bool {
-    const NAMES: &[&str] = &[
-        ".bashrc",
-        ".bash_profile",
-        ".bash_login",
-        ".profile",
-        ".bash_logout",
-        ".zshrc",
-        ".zprofile",
-        ".zshenv",
-        ".gitconfig",
-        ".inputrc",
-    ];
-    let Some(home) = dirs::home_dir() else {
-        return false;
+/// Open an existing file for reading without ever blocking: the file type is checked before
+/// opening and again on the opened descriptor, and the open itself does not wait, so a FIFO
+/// (which would wait for a writer forever), a socket or a device (`/dev/zero` never ends)
+/// gets an immediate error the model can act on.
+pub(crate) fn open_regular(path: &Path, cwd: &Path) -> Result<std::fs::File, ToolError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let meta = std::fs::metadata(path).map_err(|e| io_error("read", path, cwd, &e))?;
+    if !meta.is_file() && !meta.is_dir() {
+        return Err(not_regular(path, cwd, &meta));
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
+        .open(path)
+        .map_err(|e| io_error("read", path, cwd, &e))?;
+    // The entry may have been swapped since the check: the descriptor decides.
+    let meta = file
+        .metadata()
+        .map_err(|e| io_error("read", path, cwd, &e))?;
+    if !meta.is_file() && !meta.is_dir() {
+        return Err(not_regular(path, cwd, &meta));
+    }
+    Ok(file)
+}
+
+/// The whole content of the regular file `path` (see [`open_regular`]).
+pub(crate) fn read_regular(path: &Path, cwd: &Path) -> Result<Vec<u8>, ToolError> {
+    use std::io::Read;
+    let mut file = open_regular(path, cwd)?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .map_err(|e| io_error("read", path, cwd, &e))?;
+    Ok(bytes)
+}
+
+/// `std::fs::read` that cannot block on a FIFO swapped in after a type check: opened
+/// without waiting, and refused unless the descriptor is a regular file or a directory.
+pub(crate) fn read_nonblocking(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
+        .open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() && !meta.is_dir() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file (a device, socket or pipe)",
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+fn not_regular(path: &Path, cwd: &Path, meta: &std::fs::Metadata) -> ToolError {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    let kind = if t.is_fifo() {
+        "a named pipe (FIFO)"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device"
+    } else {
+        "a special file"
     };
-    let in_home = path.parent() == Some(home.as_path());
-    let named = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| NAMES.contains(&n));
-    let in_config = path.starts_with(home.join(".config/git"));
-    (in_home && named) || in_config
+    ToolError::RespondToModel(format!(
+        "{} is {kind}, not a regular file; file tools only use regular files (reading it could block forever or never end).",
+        display(path, cwd)
+    ))
 }
 
 /// `path` with symlinks resolved in its deepest existing ancestor; the missing rest is
-/// appended as written.
+/// appended as written. A dangling symlink is followed too (writing through it would create
+/// its target).
 pub(crate) fn real_path(path: &Path) -> Option<PathBuf> {
+    resolve_links(path, 0)
+}
+
+/// Links followed before giving up, as the kernel's own limit.
+const MAX_LINKS: usize = 40;
+
+fn resolve_links(path: &Path, depth: usize) -> Option<PathBuf> {
     let mut missing = Vec::new();
     let mut existing = path;
     loop {
-        match std::fs::canonicalize(existing) {
-            Ok(real) => {
-                let mut out = real;
-                out.extend(missing.iter().rev());
-                return Some(out);
-            }
-            Err(_) => {
-                missing.push(existing.file_name()?);
-                existing = existing.parent()?;
-            }
+        if let Ok(real) = std::fs::canonicalize(existing) {
+            let mut out = real;
+            out.extend(missing.iter().rev());
+            return Some(out);
         }
+        let dangling = std::fs::symlink_metadata(existing).is_ok_and(|m| m.is_symlink());
+        if dangling && depth < MAX_LINKS {
+            let target = std::fs::read_link(existing).ok()?;
+            let mut next = existing.parent()?.join(target);
+            next.extend(missing.iter().rev());
+            return resolve_links(&normalise(&next)?, depth + 1);
+        }
+        missing.push(existing.file_name()?);
+        existing = existing.parent()?;
     }
 }
 
@@ -202,17 +245,6 @@ mod tests {
         assert!(resolve(cwd, "  ").is_err());
         assert_eq!(display(Path::new("/work/repo/a/b.rs"), cwd), "a/b.rs");
         assert_eq!(display(Path::new("/work/other"), cwd), "/work/other");
-    }
-
-    #[test]
-    fn workspace_check_follows_symlinks() {
-        let outside = tempfile::tempdir().unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        std::os::unix::fs::symlink(outside.path(), root.join("escape")).unwrap();
-        assert!(is_inside_workspace(&root.join("src/new.rs"), &root));
-        assert!(!is_inside_workspace(&root.join("escape/x.rs"), &root));
-        assert!(!is_inside_workspace(Path::new("/etc/passwd"), &root));
     }
 
     #[test]

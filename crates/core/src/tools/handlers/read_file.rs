@@ -3,7 +3,8 @@
 
 use super::paths;
 use crate::tools::{
-    ToolCall, ToolContext, ToolError, ToolHandler, ToolSpec, args_value, names, parse_args,
+    ApprovalRequest, ToolCall, ToolContext, ToolError, ToolHandler, ToolSpec, args_value, names,
+    parse_args,
 };
 use async_trait::async_trait;
 use serde::Deserialize;
@@ -68,6 +69,17 @@ impl ToolHandler for ReadFileHandler {
         }
     }
 
+    fn approval(
+        &self,
+        arguments: &str,
+        ctx: &ToolContext,
+    ) -> Result<Option<ApprovalRequest>, ToolError> {
+        let args: ReadFileArgs = parse_args(arguments)?;
+        let path = paths::resolve(&ctx.cwd, &args.path)?;
+        let description = format!("Would read {}", paths::display(&path, &ctx.cwd));
+        Ok(super::read_access::request(ctx, vec![path], description))
+    }
+
     async fn handle(&self, call: &ToolCall, ctx: &ToolContext) -> Result<String, ToolError> {
         let args: ReadFileArgs = parse_args(&call.arguments)?;
         let path = paths::resolve(&ctx.cwd, &args.path)?;
@@ -88,7 +100,7 @@ fn read_window(path: &Path, cwd: &Path, offset: usize, limit: usize) -> Result<S
             "{shown} is a directory; use list_dir to see what it contains."
         )));
     }
-    let file = File::open(path).map_err(|e| paths::io_error("read", path, cwd, &e))?;
+    let file = paths::open_regular(path, cwd)?;
     let mut reader = BufReader::with_capacity(64 * 1024, file);
     let head = reader
         .fill_buf()

@@ -40,9 +40,7 @@ fn target(args: &WriteFileArgs, cwd: &Path) -> Result<Target, ToolError> {
         }
         Ok(_) => Some(
             paths::check_editable(&path, cwd)
-                .and_then(|()| {
-                    std::fs::read(&path).map_err(|e| paths::io_error("read", &path, cwd, &e))
-                })
+                .and_then(|()| paths::read_regular(&path, cwd))
                 .map(|b| String::from_utf8_lossy(&b).into_owned())?,
         ),
         Err(_) => None,
@@ -104,7 +102,7 @@ impl ToolHandler for WriteFileHandler {
             vec![target.path],
             diff,
             description,
-            &ctx.cwd,
+            ctx,
         )))
     }
 
@@ -198,7 +196,7 @@ mod tests {
         assert_eq!(request.description, "Would write src/lib.rs (2 lines)");
         assert!(request.known_safe);
         assert_eq!(
-            request.session_keys,
+            request.session.keys,
             vec![format!("file:{}", ws.path("src/lib.rs").display())]
         );
         let ApprovalKind::Patch { paths, diff } = request.kind else {

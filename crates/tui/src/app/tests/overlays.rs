@@ -8,7 +8,120 @@ fn exec_request(call_id: &str, command: &str) -> EventMsg {
         command: command.into(),
         cwd: PathBuf::from("/work/project"),
         description: format!("Would run `{command}` in ."),
+        for_session: Some("this exact command".into()),
+        session_prefix: command
+            .starts_with("cargo ")
+            .then(|| command.split(' ').take(2).collect::<Vec<_>>().join(" ")),
+        reason: None,
     }
+}
+
+#[test]
+fn approval_overlay_says_what_the_session_answers_cover() {
+    let mut h = Harness::configured(100, 20);
+    h.submit("test it");
+    h.event_id("op-1", exec_request("c1", "cargo test -p core"));
+    let screen = h.render();
+    assert!(
+        screen.contains("[a] Yes, and don't ask again this session for this exact command"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains(
+            "[p] Yes, and don't ask again this session for commands starting with `cargo test`"
+        ),
+        "{screen}"
+    );
+    h.key(KeyCode::Char('p'));
+    assert_eq!(
+        h.last_op(),
+        Some(Op::ExecApproval {
+            call_id: "c1".into(),
+            decision: ReviewDecision::ApprovedPrefixForSession {
+                prefix: "cargo test".into()
+            }
+        })
+    );
+    // No prefix on offer: `p` does nothing, `a` approves the exact command.
+    h.event_id("op-1", exec_request("c2", "rm build.log"));
+    let screen = h.render();
+    assert!(!screen.contains("[p]"), "{screen}");
+    h.key(KeyCode::Char('p'));
+    assert!(h.render().contains("rm build.log"), "p must not answer");
+    h.key(KeyCode::Char('a'));
+    assert_eq!(
+        h.last_op(),
+        Some(Op::ExecApproval {
+            call_id: "c2".into(),
+            decision: ReviewDecision::ApprovedForSession
+        })
+    );
+}
+
+#[test]
+fn an_always_asked_request_offers_no_session_answer_and_says_why() {
+    let mut h = Harness::configured(100, 20);
+    h.submit("configure");
+    h.event_id(
+        "op-1",
+        EventMsg::PatchApprovalRequest {
+            call_id: "p1".into(),
+            paths: vec![PathBuf::from("/home/u/.cairn/config.toml")],
+            diff: "--- a/config.toml\n+++ b/config.toml\n@@ -0,0 +1 @@\n+approval_policy = \"never\"\n".into(),
+            description: "Would edit /home/u/.cairn/config.toml (+1 -0)".into(),
+            for_session: None,
+            reason: Some("It changes cairn's own settings.".into()),
+        },
+    );
+    let screen = h.render();
+    assert!(
+        screen.contains("Always asked: It changes cairn's own settings."),
+        "{screen}"
+    );
+    assert!(!screen.contains("[a]"), "{screen}");
+    h.key(KeyCode::Char('a'));
+    assert!(
+        h.last_op()
+            .is_none_or(|op| !matches!(op, Op::PatchApproval { .. }))
+    );
+    h.key(KeyCode::Char('y'));
+    assert_eq!(
+        h.last_op(),
+        Some(Op::PatchApproval {
+            call_id: "p1".into(),
+            decision: ReviewDecision::Approved
+        })
+    );
+}
+
+#[test]
+fn a_read_outside_the_workspace_is_answered_with_a_read_approval() {
+    let mut h = Harness::configured(90, 20);
+    h.submit("look");
+    h.event_id(
+        "op-1",
+        EventMsg::ReadApprovalRequest {
+            call_id: "r1".into(),
+            paths: vec![PathBuf::from("/etc/hosts")],
+            description: "Would read /etc/hosts".into(),
+            for_session: Some("reads of /etc/hosts".into()),
+            reason: None,
+        },
+    );
+    let screen = h.render();
+    assert!(
+        screen.contains("Allow this read outside the workspace?"),
+        "{screen}"
+    );
+    assert!(screen.contains("• /etc/hosts"), "{screen}");
+    h.key(KeyCode::Char('a'));
+    assert_eq!(
+        h.last_op(),
+        Some(Op::ReadApproval {
+            call_id: "r1".into(),
+            decision: ReviewDecision::ApprovedForSession
+        })
+    );
 }
 
 #[test]
@@ -146,6 +259,8 @@ fn patch_approval_shows_a_coloured_diff() {
             paths: vec![PathBuf::from("src/lib.rs")],
             diff: "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -1,2 +1,2 @@\n fn main() {\n-    old();\n+    new();\n".into(),
             description: "Would edit src/lib.rs (+1 -1)".into(),
+            for_session: Some("edits to src/lib.rs".into()),
+            reason: None,
         },
     );
     insta::assert_snapshot!("approval_patch", h.render());
@@ -178,6 +293,8 @@ fn a_big_diff_scrolls_in_the_approval_overlay_under_fixed_keys() {
             paths: vec![PathBuf::from("/tmp/out/file.txt")],
             diff,
             description: "Would write /tmp/out/file.txt (120 lines)".into(),
+            for_session: Some("edits to /tmp/out/file.txt".into()),
+            reason: None,
         },
     );
     let screen = h.render();

@@ -192,7 +192,7 @@ fn target(raw: &str, cwd: &Path) -> Result<PathBuf, ToolError> {
 fn read_text(path: &Path, cwd: &Path) -> Result<Option<String>, ToolError> {
     let shown = paths::display(path, cwd);
     paths::check_editable(path, cwd)?;
-    match std::fs::read(path) {
+    match paths::read_nonblocking(path) {
         Ok(bytes) => String::from_utf8(bytes)
             .map(Some)
             .map_err(|_| failure(&shown, "the file is not valid UTF-8 text")),

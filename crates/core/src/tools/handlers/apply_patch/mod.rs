@@ -145,7 +145,7 @@ impl ToolHandler for ApplyPatchHandler {
             files,
             diff,
             sentence(&shown),
-            &ctx.cwd,
+            ctx,
         )))
     }
 

@@ -148,7 +148,7 @@ fn approval_lists_files_with_a_diff() {
     let request = ApplyPatchHandler.approval(&args, &ws.ctx).unwrap().unwrap();
     assert_eq!(request.description, "Would apply a patch to 3 files");
     assert!(request.known_safe);
-    assert_eq!(request.session_keys.len(), 3);
+    assert_eq!(request.session.keys.len(), 3);
     let ApprovalKind::Patch { paths, diff } = request.kind else {
         panic!("expected a patch request");
     };

@@ -59,7 +59,7 @@ fn plan(args: &EditFileArgs, cwd: &Path) -> Result<Edit, ToolError> {
         ));
     }
     paths::check_editable(&path, cwd)?;
-    let bytes = std::fs::read(&path).map_err(|e| {
+    let bytes = paths::read_nonblocking(&path).map_err(|e| {
         if e.kind() == std::io::ErrorKind::IsADirectory {
             ToolError::RespondToModel(format!("{shown} is a directory, not a file."))
         } else {
@@ -245,7 +245,7 @@ impl ToolHandler for EditFileHandler {
             vec![edit.path],
             diff,
             description,
-            &ctx.cwd,
+            ctx,
         )))
     }
 

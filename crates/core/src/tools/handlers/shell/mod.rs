@@ -5,7 +5,7 @@
 mod capture;
 
 use super::paths;
-use crate::approval::classifier;
+use crate::approval::{Access, SessionScope, classifier, command_paths};
 use crate::tools::{
     ApprovalKind, ApprovalRequest, ToolCall, ToolContext, ToolError, ToolHandler, ToolSpec,
     args_value, names, parse_args,
@@ -85,12 +85,21 @@ impl ToolHandler for ShellHandler {
         let args: ShellArgs = parse_args(arguments)?;
         let workdir = workdir(&args, &ctx.cwd)?;
         let shown = (workdir != ctx.cwd).then(|| paths::display(&workdir, &ctx.cwd));
+        let access = Access::new(ctx.config(), &ctx.cwd);
+        let named = command_paths::assess(&args.command, &workdir, &access);
         let known_safe = classifier::is_known_safe(&args.command)
-            && paths::is_inside_workspace(&workdir, &ctx.cwd);
+            && access.in_workspace(&workdir)
+            && !named.reads_outside
+            && named.protected.is_none();
+        let session = match named.protected {
+            Some(_) => SessionScope::none(),
+            None => SessionScope::exec(&args.command),
+        };
         Ok(Some(ApprovalRequest {
             description: sentence(&args.command, shown.as_deref()),
-            session_keys: session_keys(&args.command),
+            session,
             known_safe,
+            protected: named.protected.map(String::from),
             kind: ApprovalKind::Exec {
                 command: args.command,
                 cwd: workdir,
@@ -140,50 +149,6 @@ fn workdir(args: &ShellArgs, cwd: &Path) -> Result<PathBuf, ToolError> {
         )));
     }
     Ok(dir)
-}
-
-/// Programs whose first argument does not say what they will do: approving one for the
-/// session covers only the exact same command.
-const RUNS_ANYTHING: &[&str] = &[
-    "bash", "sh", "zsh", "dash", "fish", "env", "sudo", "doas", "su", "xargs", "eval", "exec",
-    "command", "nohup", "nice", "timeout", "time", "watch", "python", "python3", "node", "perl",
-    "ruby", "find",
-];
-
-/// Keys for "approve for this session": `exec:` plus the program and, when the next word is
-/// a subcommand, that word (`exec:cargo test`), one key per command of a chain. Anything the
-/// classifier cannot split is keyed by its full text.
-fn session_keys(command: &str) -> Vec<String> {
-    let Some(commands) = classifier::simple_commands(command) else {
-        return vec![format!("exec:{}", command.trim())];
-    };
-    let mut keys: Vec<String> = Vec::new();
-    for words in commands {
-        let program = words[0].as_str();
-        // An option right after the program (`rm -rf x`) says too much about what runs to be
-        // generalised: such commands are remembered by their full text.
-        let option_first = words.get(1).is_some_and(|w| w.starts_with('-'));
-        let key = if RUNS_ANYTHING.contains(&program) || option_first {
-            words.join(" ")
-        } else {
-            match words.get(1) {
-                Some(sub) if is_subcommand(sub) => format!("{program} {sub}"),
-                _ => program.to_string(),
-            }
-        };
-        let key = format!("exec:{key}");
-        if !keys.contains(&key) {
-            keys.push(key);
-        }
-    }
-    keys
-}
-
-fn is_subcommand(word: &str) -> bool {
-    word.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == ':')
 }
 
 /// Kills the process group when dropped, so a dropped or failed call leaves nothing behind.

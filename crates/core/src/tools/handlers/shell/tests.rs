@@ -220,7 +220,8 @@ fn approval_classifies_and_describes() {
         "Would run `cargo test -p core` in crates/core"
     );
     assert!(!test.known_safe);
-    assert_eq!(test.session_keys, vec!["exec:cargo test"]);
+    assert_eq!(test.session.keys, vec!["exec:cargo test -p core"]);
+    assert_eq!(test.session.prefix_text().as_deref(), Some("cargo test"));
     assert_eq!(
         test.kind,
         ApprovalKind::Exec {
@@ -232,11 +233,11 @@ fn approval_classifies_and_describes() {
     let ls = request(json!({"command": "ls -la && git status"}));
     assert!(ls.known_safe);
     assert_eq!(ls.description, "Would run `ls -la && git status`");
-    assert_eq!(ls.session_keys, vec!["exec:ls -la", "exec:git status"]);
+    assert_eq!(ls.session.keys, vec!["exec:ls -la && git status"]);
     // Approving `rm -rf target` for the session must not approve `rm -rf ~`.
     assert_ne!(
-        request(json!({"command": "rm -rf target"})).session_keys,
-        request(json!({"command": "rm -rf ~"})).session_keys
+        request(json!({"command": "rm -rf target"})).session.keys,
+        request(json!({"command": "rm -rf ~"})).session.keys
     );
 
     let outside = tempfile::tempdir().unwrap();
@@ -247,9 +248,10 @@ fn approval_classifies_and_describes() {
     );
 
     let wrapped = request(json!({"command": "bash -c 'rm -rf x'"}));
-    assert_eq!(wrapped.session_keys, vec!["exec:bash -c rm -rf x"]);
-    let redirect = request(json!({"command": "echo hi > out.txt"}));
-    assert_eq!(redirect.session_keys, vec!["exec:echo hi > out.txt"]);
+    assert_eq!(wrapped.session.keys, vec!["exec:bash -c 'rm -rf x'"]);
+    assert_eq!(wrapped.session.prefix, None);
+    let redirect = request(json!({"command": "echo  hi >   out.txt"}));
+    assert_eq!(redirect.session.keys, vec!["exec:echo hi > out.txt"]);
     assert!(!redirect.known_safe);
 
     assert_eq!(
