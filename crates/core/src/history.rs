@@ -72,3 +72,61 @@ impl ResponseItem {
         }
     }
 }
+
+/// The session's conversation: the items every request carries, each one also written to the
+/// session log (when there is one) as it is added, whichever route adds it.
+#[derive(Debug, Default)]
+pub struct History {
+    items: Vec<ResponseItem>,
+    recorder: Option<crate::rollout::Recorder>,
+}
+
+impl History {
+    /// A history holding `items` (already logged, or not to be) that logs what is added.
+    pub fn new(items: Vec<ResponseItem>, recorder: Option<crate::rollout::Recorder>) -> Self {
+        Self { items, recorder }
+    }
+
+    /// Add one item.
+    pub fn push(&mut self, item: ResponseItem) {
+        if let Some(recorder) = &self.recorder {
+            recorder.item(&item);
+        }
+        self.items.push(item);
+    }
+
+    /// Replace the whole history (compaction); logged as one line.
+    pub fn replace(&mut self, items: Vec<ResponseItem>) {
+        if let Some(recorder) = &self.recorder {
+            recorder.compacted(&items);
+        }
+        self.items = items;
+    }
+
+    /// The items, oldest first.
+    pub fn items(&self) -> &[ResponseItem] {
+        &self.items
+    }
+}
+
+impl Extend<ResponseItem> for History {
+    fn extend<I: IntoIterator<Item = ResponseItem>>(&mut self, iter: I) {
+        for item in iter {
+            self.push(item);
+        }
+    }
+}
+
+impl std::ops::Deref for History {
+    type Target = [ResponseItem];
+
+    fn deref(&self) -> &[ResponseItem] {
+        &self.items
+    }
+}
+
+impl From<Vec<ResponseItem>> for History {
+    fn from(items: Vec<ResponseItem>) -> Self {
+        Self::new(items, None)
+    }
+}

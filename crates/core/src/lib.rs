@@ -3,14 +3,16 @@
 
 pub mod approval;
 pub mod client;
+pub mod compact;
 pub mod config;
 pub mod history;
 pub mod logging;
 pub mod plan_mode;
 pub mod plans;
 pub mod prompt;
+pub mod rollout;
 pub mod session;
 pub mod tools;
 
 pub use config::{Config, ConfigError, ConfigOverrides};
-pub use session::{SessionHandle, SessionOptions, spawn};
+pub use session::{SessionHandle, SessionOptions, resume, spawn};

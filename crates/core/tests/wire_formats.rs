@@ -340,18 +340,24 @@ async fn errors_inside_the_stream_are_classified() {
     assert_eq!(stream_errors(&events).len(), 1);
     assert_eq!(final_message(&events).as_deref(), Some("Recovered."));
 
-    // Context window exceeded: reported as such, never retried.
-    let mut h = start(
-        WireApi::Responses,
-        vec![MockResponse::sse(responses::failed(
+    // Context window exceeded: never retried as it is; compacted and sent once more, and
+    // reported as such when it still does not fit.
+    let exceeded = || {
+        MockResponse::sse(responses::failed(
             "context_length_exceeded",
             "Your input exceeds the context window of this model.",
-        ))],
+        ))
+    };
+    let mut h = start(
+        WireApi::Responses,
+        vec![exceeded(), text(WireApi::Responses, "Summary."), exceeded()],
     )
     .await;
     let events = h.run("hi").await;
-    assert!(final_error(&events).contains("context window"));
-    assert_eq!(h.server.requests().len(), 1);
+    let error = final_error(&events);
+    assert!(error.contains("context window"), "{error}");
+    assert!(error.contains("still does not fit"), "{error}");
+    assert_eq!(h.server.requests().len(), 3);
 
     // Out of quota: final.
     let mut h = start(

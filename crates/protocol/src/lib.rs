@@ -85,7 +85,14 @@ pub enum Op {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         approval_policy: Option<ApprovalPolicy>,
     },
-    /// End the session; the core answers with [`EventMsg::ShutdownComplete`].
+    /// Summarise the older conversation now to free context (`/compact [focus]`).
+    Compact {
+        /// What the summary should keep in particular.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        focus: Option<String>,
+    },
+    /// End the session; the core answers with [`EventMsg::ShutdownComplete`] once the session
+    /// log is on disk.
     Shutdown,
 }
 
@@ -155,6 +162,27 @@ pub enum EventMsg {
     SessionConfigured(SessionConfiguredEvent),
     /// A task (one user message and everything it causes) started.
     TaskStarted,
+    /// The user's message that started the task (front ends that show their own input may
+    /// ignore it; a resumed transcript shows it).
+    UserMessage {
+        /// The message text.
+        text: String,
+    },
+    /// The session continues a logged one: these events re-render its transcript, in order.
+    /// Sent right after `session_configured`.
+    SessionResumed {
+        /// The session file.
+        path: PathBuf,
+        /// Transcript events (messages, tool calls, plan updates, plan mode, token counts).
+        replay: Vec<EventMsg>,
+    },
+    /// The older conversation was replaced by a summary to free context.
+    ContextCompacted {
+        /// Estimated tokens of the history before.
+        tokens_before: u64,
+        /// Estimated tokens after.
+        tokens_after: u64,
+    },
     /// A piece of the assistant's answer. After a [`EventMsg::StreamError`] the current
     /// message restarts: front ends drop the deltas received since the last complete message.
     AgentMessageDelta {

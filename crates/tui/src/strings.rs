@@ -222,9 +222,26 @@ pub fn more_lines(count: usize) -> String {
 pub fn tokens(total: u64, context_percent: Option<u64>) -> String {
     let total = compact_count(total);
     match context_percent {
-        Some(p) => format!("{total} tokens · {p}% context"),
+        Some(p) => format!(
+            "{total} tokens · {}% context left",
+            100u64.saturating_sub(p)
+        ),
         None => format!("{total} tokens"),
     }
+}
+
+/// Notice after a compaction.
+pub fn context_compacted(before: u64, after: u64) -> String {
+    format!(
+        "Context compacted: the older conversation was summarised (~{} → ~{} tokens). The plan and plan mode were kept as they were.",
+        compact_count(before),
+        compact_count(after)
+    )
+}
+
+/// Notice at the end of a resumed transcript.
+pub fn resumed_from(path: &std::path::Path) -> String {
+    format!("Resumed session from {}", path.display())
 }
 
 /// 950, 1.2k, 3.4M.

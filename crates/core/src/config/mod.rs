@@ -62,6 +62,25 @@ pub struct ShellToml {
     pub login: Option<bool>,
 }
 
+/// `[history] persistence`: whether sessions are logged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HistoryPersistence {
+    /// Every session is logged under `$CAIRN_HOME/sessions` and can be resumed.
+    #[default]
+    SaveAll,
+    /// Nothing is written.
+    None,
+}
+
+/// `[history]` table.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HistoryToml {
+    /// `save-all` or `none`.
+    pub persistence: Option<HistoryPersistence>,
+}
+
 /// `[permissions]` table.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -70,6 +89,9 @@ pub struct PermissionsToml {
     #[serde(default)]
     pub readable_roots: Vec<PathBuf>,
 }
+
+/// Default of `compact_threshold`.
+pub const DEFAULT_COMPACT_THRESHOLD: f64 = 0.8;
 
 /// Default of `[tools.shell] max_timeout_ms`: ten minutes.
 pub const DEFAULT_SHELL_MAX_TIMEOUT_MS: u64 = 10 * 60 * 1000;
@@ -113,6 +135,13 @@ pub struct ConfigToml {
     /// What the model may read without asking.
     #[serde(default)]
     pub permissions: PermissionsToml,
+    /// Session logging.
+    #[serde(default)]
+    pub history: HistoryToml,
+    /// The model's context window in tokens (else from the built-in table).
+    pub model_context_window: Option<u64>,
+    /// Compact when a request would fill this fraction of the usable window (default 0.8).
+    pub compact_threshold: Option<f64>,
 }
 
 /// Why a provider was chosen (shown by `/status` and `--list-providers`).
@@ -156,6 +185,12 @@ pub struct Config {
     pub shell: ShellSettings,
     /// `[permissions] readable_roots`, absolute (relative entries resolve against `cwd`).
     pub readable_roots: Vec<PathBuf>,
+    /// `[history] persistence`.
+    pub history_persistence: HistoryPersistence,
+    /// `model_context_window`, when set.
+    pub model_context_window: Option<u64>,
+    /// `compact_threshold`, a fraction in (0, 1].
+    pub compact_threshold: f64,
 }
 
 /// A config file or override that could not be understood.
@@ -272,6 +307,25 @@ impl Config {
             Some(ms) => ms,
             None => DEFAULT_SHELL_MAX_TIMEOUT_MS,
         };
+        let compact_threshold = match parsed.compact_threshold {
+            Some(t) if !(t > 0.0 && t <= 1.0) => {
+                return Err(ConfigError::File {
+                    path: cairn_home.join("config.toml"),
+                    message: format!(
+                        "compact_threshold is {t}; give a fraction of the context window between 0 and 1 (default 0.8)"
+                    ),
+                });
+            }
+            Some(t) => t,
+            None => DEFAULT_COMPACT_THRESHOLD,
+        };
+        if parsed.model_context_window == Some(0) {
+            return Err(ConfigError::File {
+                path: cairn_home.join("config.toml"),
+                message: "model_context_window is 0; give the model's context window in tokens"
+                    .into(),
+            });
+        }
         let readable_roots = parsed
             .permissions
             .readable_roots
@@ -294,6 +348,9 @@ impl Config {
                 login: parsed.tools.shell.login.unwrap_or(false),
             },
             readable_roots,
+            history_persistence: parsed.history.persistence.unwrap_or_default(),
+            model_context_window: parsed.model_context_window,
+            compact_threshold,
         })
     }
 
@@ -325,6 +382,9 @@ impl Config {
             detect_local: false,
             shell: ShellSettings::default(),
             readable_roots: Vec::new(),
+            history_persistence: HistoryPersistence::None,
+            model_context_window: None,
+            compact_threshold: DEFAULT_COMPACT_THRESHOLD,
         }
     }
 }

@@ -84,7 +84,7 @@ mod tests {
     #[test]
     fn due_after_five_calls_of_this_task_once() {
         let (_dir, shared) = shared(PlanningStyle::Structured);
-        *lock(&shared.history) = history_with_calls(4);
+        *lock(&shared.history) = history_with_calls(4).into();
         push_if_due(&shared);
         assert!(
             !lock(&shared.history)
@@ -108,13 +108,13 @@ mod tests {
     #[test]
     fn not_due_with_a_plan_or_checklist_planning() {
         let (_dir, shared) = shared(PlanningStyle::Structured);
-        *lock(&shared.history) = history_with_calls(8);
+        *lock(&shared.history) = history_with_calls(8).into();
         *lock(&shared.current_plan) = Some("plan-1".into());
         push_if_due(&shared);
         assert_eq!(lock(&shared.history).len(), 11);
 
         let (_dir, checklist) = shared_checklist();
-        *lock(&checklist.history) = history_with_calls(8);
+        *lock(&checklist.history) = history_with_calls(8).into();
         push_if_due(&checklist);
         assert_eq!(lock(&checklist.history).len(), 11);
     }

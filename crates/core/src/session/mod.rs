@@ -9,30 +9,62 @@ pub mod shared;
 mod task;
 
 use crate::client::client_for;
-use crate::config::{Config, NO_PROVIDER_GUIDANCE};
+use crate::config::{Config, HistoryPersistence, NO_PROVIDER_GUIDANCE};
+use crate::history::History;
+use crate::rollout::{self, LoadedSession, LockError, Recorder, SessionMeta};
 use crate::tools::ToolRegistry;
-use cairn_protocol::{Event, EventMsg, Op, SessionConfiguredEvent, Submission, TurnAbortReason};
+use cairn_protocol::{
+    Event, EventMsg, Op, Plan, SessionConfiguredEvent, Submission, TurnAbortReason,
+};
 use shared::{Reply, ReplyKey, SessionShared, lock};
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use task::TaskInput;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-/// Sends events tagged with a submission id.
+/// Sends events tagged with a submission id. Every event passes here, so this is also where
+/// the session log and the session's view of the current plan see them.
 #[derive(Debug, Clone)]
-pub struct EventSink(mpsc::UnboundedSender<Event>);
+pub struct EventSink {
+    tx: mpsc::UnboundedSender<Event>,
+    recorder: Option<Recorder>,
+    last_plan: Option<Arc<std::sync::Mutex<Option<Plan>>>>,
+}
 
 impl EventSink {
     /// A sink and the receiver of its events.
     pub fn channel() -> (Self, mpsc::UnboundedReceiver<Event>) {
         let (tx, rx) = mpsc::unbounded_channel();
-        (Self(tx), rx)
+        (
+            Self {
+                tx,
+                recorder: None,
+                last_plan: None,
+            },
+            rx,
+        )
+    }
+
+    /// This sink, also logging to `shared`'s session log and keeping its last plan.
+    fn observed_by(mut self, shared: &SessionShared) -> Self {
+        self.recorder = shared.recorder.clone();
+        self.last_plan = Some(shared.last_plan.clone());
+        self
     }
 
     /// Send `msg` for submission `id`. A closed receiver is ignored: the front end has gone.
     pub fn send(&self, id: &str, msg: EventMsg) {
-        let _ = self.0.send(Event {
+        if let EventMsg::PlanUpdate(plan) = &msg
+            && let Some(last) = &self.last_plan
+        {
+            *lock(last) = Some(plan.clone());
+        }
+        if let Some(recorder) = &self.recorder {
+            recorder.event(&msg);
+        }
+        let _ = self.tx.send(Event {
             id: id.to_string(),
             msg,
         });
@@ -86,23 +118,185 @@ impl SubmissionSender {
     }
 }
 
-/// Start a session for `config`. Must be called inside a tokio runtime.
+/// Start a new session for `config`, logged under `$CAIRN_HOME/sessions` unless
+/// `[history] persistence = "none"`. Must be called inside a tokio runtime.
 pub fn spawn(config: Config, options: SessionOptions) -> SessionHandle {
-    let (sub_tx, sub_rx) = mpsc::unbounded_channel();
-    let (events, event_rx) = EventSink::channel();
-    let client = config
+    let conversation_id = uuid::Uuid::now_v7().to_string();
+    let mut notices = Vec::new();
+    let recorder = if config.history_persistence == HistoryPersistence::SaveAll {
+        let started = time::OffsetDateTime::now_utc();
+        let path = rollout::session_path(
+            &rollout::sessions_dir(&config.cairn_home),
+            started,
+            &conversation_id,
+        );
+        match Recorder::create(&path, session_meta(&config, &conversation_id, started)) {
+            Ok(recorder) => Some(recorder),
+            Err(err) => {
+                notices.push(format!(
+                    "This session is not being saved: {err}. Check that CAIRN_HOME is writable."
+                ));
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let shared = SessionShared::with_log(
+        config.clone(),
+        client_of(&config),
+        options.interactive,
+        conversation_id,
+        recorder,
+    );
+    start(shared, Resumed::default(), notices)
+}
+
+/// Continue the logged session `loaded`: the same history (byte for byte), plan mode, plan
+/// file, checklist or structured plan and token counts. Fails when another process has the
+/// session open.
+pub fn resume(
+    config: Config,
+    options: SessionOptions,
+    loaded: LoadedSession,
+) -> Result<SessionHandle, LockError> {
+    let conversation_id = loaded
+        .meta
+        .as_ref()
+        .map(|m| m.id.clone())
+        .unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
+    let recorder = if config.history_persistence == HistoryPersistence::SaveAll {
+        Some(Recorder::append(&loaded.path)?)
+    } else {
+        None
+    };
+    let shared = SessionShared::with_log(
+        config.clone(),
+        client_of(&config),
+        options.interactive,
+        conversation_id.clone(),
+        recorder.clone(),
+    );
+    *lock(&shared.history) = History::new(loaded.history, recorder.clone());
+    if let Some(recorder) = &recorder {
+        for item in &loaded.repaired {
+            recorder.item(item);
+        }
+    }
+    *lock(&shared.plan_mode) = loaded.state.plan_mode.restore(&conversation_id);
+    *lock(&shared.current_plan) = loaded.state.current_plan.clone();
+    *lock(&shared.usage) = loaded.usage;
+    *lock(&shared.last_plan) = loaded.plan.clone();
+    shared
+        .turns
+        .store(loaded.state.turns, std::sync::atomic::Ordering::Relaxed);
+    shared.set_logged_state(loaded.state.clone());
+    let resumed = Resumed {
+        path: Some(loaded.path),
+        replay: loaded.replay,
+    };
+    Ok(start(shared, resumed, loaded.warnings))
+}
+
+/// What a resumed session shows first.
+#[derive(Default)]
+struct Resumed {
+    path: Option<std::path::PathBuf>,
+    replay: Vec<EventMsg>,
+}
+
+fn client_of(config: &Config) -> Option<Arc<dyn crate::client::ModelClient>> {
+    config
         .provider
         .as_ref()
-        .map(|provider| client_for(&config, provider));
-    let registry = Arc::new(ToolRegistry::for_config(&config));
-    let shared = Arc::new(SessionShared::new(config, client, options.interactive));
+        .map(|provider| client_for(config, provider))
+}
+
+fn session_meta(config: &Config, id: &str, started: time::OffsetDateTime) -> SessionMeta {
+    SessionMeta {
+        id: id.to_string(),
+        cwd: config.cwd.clone(),
+        model: config.model.clone(),
+        provider: config.provider.as_ref().map(|p| p.id.clone()),
+        wire_api: config
+            .provider
+            .as_ref()
+            .map(|p| p.wire_api.as_str().to_string()),
+        cairn_version: env!("CARGO_PKG_VERSION").to_string(),
+        git_branch: None,
+        git_head: None,
+        started_at: started
+            .format(&time::format_description::well_known::Rfc3339)
+            .unwrap_or_default(),
+    }
+}
+
+fn start(shared: SessionShared, resumed: Resumed, notices: Vec<String>) -> SessionHandle {
+    let (sub_tx, sub_rx) = mpsc::unbounded_channel();
+    let (events, event_rx) = EventSink::channel();
+    let events = events.observed_by(&shared);
+    let registry = Arc::new(ToolRegistry::for_config(&shared.config));
+    let shared = Arc::new(shared);
     let conversation_id = shared.conversation_id.clone();
-    tokio::spawn(submission_loop(shared, registry, sub_rx, events));
+    tokio::spawn(async move {
+        configure(&shared, &events, resumed, notices);
+        submission_loop(shared, registry, sub_rx, events).await;
+    });
     SessionHandle {
         submissions: sub_tx,
         events: event_rx,
         next_id: AtomicU64::new(1),
         conversation_id,
+    }
+}
+
+/// The first events: `session_configured`, the resumed transcript, notices.
+fn configure(
+    shared: &Arc<SessionShared>,
+    events: &EventSink,
+    resumed: Resumed,
+    notices: Vec<String>,
+) {
+    let config = &shared.config;
+    // Sent straight to the front end: the log already holds these.
+    let direct = EventSink {
+        recorder: None,
+        ..events.clone()
+    };
+    direct.send(
+        "",
+        EventMsg::SessionConfigured(SessionConfiguredEvent {
+            conversation_id: shared.conversation_id.clone(),
+            model: shared.settings().model,
+            provider: config.provider.as_ref().map(|p| p.id.clone()),
+            cwd: config.cwd.clone(),
+            approval_policy: config.approval_policy,
+            planning: config.planning.as_str().to_string(),
+        }),
+    );
+    if let Some(path) = resumed.path {
+        direct.send(
+            "",
+            EventMsg::SessionResumed {
+                path,
+                replay: resumed.replay,
+            },
+        );
+    }
+    for message in notices {
+        direct.send("", EventMsg::Notice { message });
+    }
+    if config.provider.is_none() {
+        if config.detect_local {
+            tokio::spawn(announce_local_provider(shared.clone(), events.clone()));
+        } else {
+            direct.send(
+                "",
+                EventMsg::Notice {
+                    message: NO_PROVIDER_GUIDANCE.to_string(),
+                },
+            );
+        }
     }
 }
 
@@ -116,34 +310,9 @@ async fn submission_loop(
     mut submissions: mpsc::UnboundedReceiver<Submission>,
     events: EventSink,
 ) {
-    let config = &shared.config;
-    events.send(
-        "",
-        EventMsg::SessionConfigured(SessionConfiguredEvent {
-            conversation_id: shared.conversation_id.clone(),
-            model: config.model.clone(),
-            provider: config.provider.as_ref().map(|p| p.id.clone()),
-            cwd: config.cwd.clone(),
-            approval_policy: config.approval_policy,
-            planning: config.planning.as_str().to_string(),
-        }),
-    );
-    if config.provider.is_none() {
-        if config.detect_local {
-            tokio::spawn(announce_local_provider(shared.clone(), events.clone()));
-        } else {
-            events.send(
-                "",
-                EventMsg::Notice {
-                    message: NO_PROVIDER_GUIDANCE.to_string(),
-                },
-            );
-        }
-    }
-
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<TaskEnd>();
     let mut running: Option<RunningTask> = None;
-    let mut queued: VecDeque<(String, String)> = VecDeque::new();
+    let mut queued: VecDeque<(String, TaskInput)> = VecDeque::new();
 
     loop {
         tokio::select! {
@@ -156,8 +325,12 @@ async fn submission_loop(
                 // The loop emits the terminal event itself, after clearing `running` and before
                 // the next task starts, so events of consecutive tasks never interleave.
                 events.send(&sub_id, msg);
-                if let Some((id, text)) = queued.pop_front() {
-                    running = Some(start_task(&shared, &registry, &events, &done_tx, id, text));
+                shared.record_state();
+                if let Some(recorder) = &shared.recorder {
+                    recorder.sync();
+                }
+                if let Some((id, input)) = queued.pop_front() {
+                    running = Some(start_task(&shared, &registry, &events, &done_tx, id, input));
                 }
             }
             submission = submissions.recv() => {
@@ -166,14 +339,26 @@ async fn submission_loop(
                     if let Some(task) = running.take() {
                         task.cancel.cancel();
                     }
+                    if let Some(recorder) = &shared.recorder {
+                        recorder.flush().await;
+                    }
                     break;
                 };
                 match op {
                     Op::UserInput { text } => {
+                        let input = TaskInput::User(text);
                         if running.is_some() {
-                            queued.push_back((id, text));
+                            queued.push_back((id, input));
                         } else {
-                            running = Some(start_task(&shared, &registry, &events, &done_tx, id, text));
+                            running = Some(start_task(&shared, &registry, &events, &done_tx, id, input));
+                        }
+                    }
+                    Op::Compact { focus } => {
+                        let input = TaskInput::Compact(focus);
+                        if running.is_some() {
+                            queued.push_back((id, input));
+                        } else {
+                            running = Some(start_task(&shared, &registry, &events, &done_tx, id, input));
                         }
                     }
                     Op::Interrupt => {
@@ -220,6 +405,10 @@ async fn submission_loop(
                         if let Some(task) = running.take() {
                             task.cancel.cancel();
                         }
+                        shared.record_state();
+                        if let Some(recorder) = &shared.recorder {
+                            recorder.flush().await;
+                        }
                         events.send(&id, EventMsg::ShutdownComplete);
                         break;
                     }
@@ -250,7 +439,7 @@ fn start_task(
     events: &EventSink,
     done: &mpsc::UnboundedSender<TaskEnd>,
     sub_id: String,
-    text: String,
+    input: TaskInput,
 ) -> RunningTask {
     let cancel = CancellationToken::new();
     let task = task::Task {
@@ -265,7 +454,7 @@ fn start_task(
     tokio::spawn(async move {
         // The task runs in its own tokio task so a panicking tool ends the task with an error
         // instead of leaving the session "working" forever.
-        let msg = match tokio::spawn(task.run(text)).await {
+        let msg = match tokio::spawn(task.run(input)).await {
             Ok(msg) => msg,
             Err(err) => {
                 tracing::error!(%err, "task crashed");
@@ -314,6 +503,8 @@ fn set_plan_mode(
         state.leave();
         events.send(id, EventMsg::PlanModeExited { approved: false });
     }
+    drop(state);
+    shared.record_state();
 }
 
 #[cfg(test)]

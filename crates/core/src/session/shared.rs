@@ -3,11 +3,13 @@
 use crate::approval::ApprovalCache;
 use crate::client::{ModelClient, client_for};
 use crate::config::{Config, probe_ollama};
-use crate::history::ResponseItem;
+use crate::history::History;
 use crate::plan_mode::PlanModeState;
 use crate::plans::PlanStore;
-use cairn_protocol::{ApprovalPolicy, ReviewDecision, TokenUsage};
+use crate::rollout::{PlanModeSnapshot, Recorder, StateSnapshot};
+use cairn_protocol::{ApprovalPolicy, Plan, ReviewDecision, TokenUsage};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::oneshot;
 
@@ -110,7 +112,7 @@ pub struct SessionShared {
     /// Model and approval policy.
     pub settings: Mutex<TurnSettings>,
     /// The conversation.
-    pub history: Mutex<Vec<ResponseItem>>,
+    pub history: Mutex<History>,
     /// Plan mode.
     pub plan_mode: Mutex<PlanModeState>,
     /// Tool calls waiting for the user.
@@ -123,12 +125,33 @@ pub struct SessionShared {
     pub current_plan: Mutex<Option<String>>,
     /// Token use so far.
     pub usage: Mutex<TokenUsage>,
+    /// The last checklist or structured plan shown (kept by the event sink).
+    pub last_plan: Arc<Mutex<Option<Plan>>>,
+    /// The session log, when there is one.
+    pub recorder: Option<Recorder>,
+    /// Tasks started so far.
+    pub turns: AtomicU64,
+    /// The state last written to the session log.
+    logged_state: Mutex<Option<StateSnapshot>>,
+    /// The last usage report (input + output tokens) and the history length it covered.
+    pub usage_mark: Mutex<Option<(u64, usize)>>,
 }
 
 impl SessionShared {
-    /// New state for `config`.
+    /// New state for `config`, not logged.
     pub fn new(config: Config, client: Option<Arc<dyn ModelClient>>, interactive: bool) -> Self {
-        let conversation_id = uuid::Uuid::now_v7().to_string();
+        let id = uuid::Uuid::now_v7().to_string();
+        Self::with_log(config, client, interactive, id, None)
+    }
+
+    /// New state for conversation `conversation_id`, logged by `recorder`.
+    pub fn with_log(
+        config: Config,
+        client: Option<Arc<dyn ModelClient>>,
+        interactive: bool,
+        conversation_id: String,
+        recorder: Option<Recorder>,
+    ) -> Self {
         let settings = TurnSettings {
             model: config.model.clone(),
             approval_policy: config.approval_policy,
@@ -141,14 +164,76 @@ impl SessionShared {
             detected: tokio::sync::OnceCell::new(),
             interactive,
             settings: Mutex::new(settings),
-            history: Mutex::new(Vec::new()),
+            history: Mutex::new(History::new(Vec::new(), recorder.clone())),
             replies: Replies::default(),
             approvals: Mutex::new(ApprovalCache::default()),
             plans,
             current_plan: Mutex::new(None),
-            usage: Mutex::new(TokenUsage::default()),
+            usage: Mutex::new(TokenUsage {
+                context_window: crate::compact::window::context_window(
+                    &config.model,
+                    config.model_context_window,
+                ),
+                ..TokenUsage::default()
+            }),
+            last_plan: Arc::new(Mutex::new(None)),
+            recorder,
+            turns: AtomicU64::new(0),
+            logged_state: Mutex::new(None),
+            usage_mark: Mutex::new(None),
             config,
         }
+    }
+
+    /// The current model's context window, when known.
+    pub fn context_window(&self) -> Option<u64> {
+        crate::compact::window::context_window(
+            &self.settings().model,
+            self.config.model_context_window,
+        )
+    }
+
+    /// The state the session log would record now.
+    pub fn snapshot(&self) -> StateSnapshot {
+        let plan_mode = PlanModeSnapshot::of(&lock(&self.plan_mode));
+        let plan_status = if plan_mode.active {
+            Some("plan mode".to_string())
+        } else {
+            lock(&self.last_plan).as_ref().and_then(|plan| {
+                let total = plan.plan.len();
+                let done = plan
+                    .plan
+                    .iter()
+                    .filter(|s| s.status == cairn_protocol::PlanStepStatus::Completed)
+                    .count();
+                (total > 0).then(|| format!("{done}/{total} steps"))
+            })
+        };
+        StateSnapshot {
+            plan_mode,
+            current_plan: lock(&self.current_plan).clone(),
+            turns: self.turns.load(Ordering::Relaxed),
+            plan_status,
+            usage: *lock(&self.usage),
+        }
+    }
+
+    /// Log the state if it changed since it was last logged.
+    pub fn record_state(&self) {
+        let Some(recorder) = &self.recorder else {
+            return;
+        };
+        let now = self.snapshot();
+        let mut logged = lock(&self.logged_state);
+        if logged.as_ref() != Some(&now) {
+            recorder.state(now.clone());
+            *logged = Some(now);
+        }
+    }
+
+    /// Mark `state` as already in the log (a resumed session).
+    pub fn set_logged_state(&self, state: StateSnapshot) {
+        *lock(&self.logged_state) = Some(state);
     }
 
     /// Current settings.

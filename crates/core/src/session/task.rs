@@ -10,6 +10,7 @@ use super::dispatch::{self, CallOutcome};
 use super::shared::{SessionShared, lock};
 use crate::client::retry::backoff;
 use crate::client::{ClientError, ModelRequest, ResponseEvent};
+use crate::compact;
 use crate::config::NO_PROVIDER_GUIDANCE;
 use crate::history::ResponseItem;
 use crate::plan_mode::{filter, reminder};
@@ -18,7 +19,11 @@ use crate::tools::{ToolCall, ToolContext, ToolRegistry, names};
 use cairn_protocol::{EventMsg, TokenUsage, TurnAbortReason};
 use futures::StreamExt;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use tokio_util::sync::CancellationToken;
+
+/// A response's items and its usage report (input and output tokens), if it had one.
+type Streamed = (Vec<ResponseItem>, Option<(u64, u64)>);
 
 /// A task ends with exactly one of `task_complete`, `turn_aborted` or `error`.
 pub(super) struct Task {
@@ -35,21 +40,57 @@ pub(super) enum Stop {
     Failed(String),
 }
 
+/// What a task was started for.
+pub(super) enum TaskInput {
+    /// A user message.
+    User(String),
+    /// `/compact [focus]`.
+    Compact(Option<String>),
+}
+
+/// Why a stream produced no response.
+enum StreamFailure {
+    Stop(Stop),
+    /// The request did not fit the model's context window.
+    ContextLength(String),
+}
+
+impl From<Stop> for StreamFailure {
+    fn from(stop: Stop) -> Self {
+        Self::Stop(stop)
+    }
+}
+
 impl Task {
     fn emit(&self, msg: EventMsg) {
         self.events.send(&self.sub_id, msg);
     }
 
     /// Run the task; returns its terminal event, which the submission loop emits.
-    pub async fn run(self, text: String) -> EventMsg {
+    pub async fn run(self, input: TaskInput) -> EventMsg {
         self.emit(EventMsg::TaskStarted);
         if self.shared.model_client().await.is_none() {
             return EventMsg::Error {
                 message: NO_PROVIDER_GUIDANCE.to_string(),
             };
         }
+        let text = match input {
+            TaskInput::User(text) => text,
+            TaskInput::Compact(focus) => {
+                return match self.compact(focus.as_deref()).await {
+                    Ok(()) => EventMsg::TaskComplete {
+                        last_agent_message: None,
+                    },
+                    Err(Stop::Aborted(reason)) => EventMsg::TurnAborted { reason },
+                    Err(Stop::Failed(message)) => EventMsg::Error { message },
+                };
+            }
+        };
+        self.emit(EventMsg::UserMessage { text: text.clone() });
+        self.shared.turns.fetch_add(1, Ordering::Relaxed);
         self.push_reentry_reminder();
         lock(&self.shared.history).push(ResponseItem::user(text));
+        self.shared.record_state();
         match self.run_turns().await {
             Ok(last) => EventMsg::TaskComplete {
                 last_agent_message: last,
@@ -90,10 +131,29 @@ impl Task {
         let mut last_message = None;
         // Read once per task: AGENTS.md edits apply from the next message on.
         let instructions = prompt::system_prompt(&self.shared.config);
+        // A request that did not fit is compacted and sent once more, never twice.
+        let mut compacted_for_length = false;
         loop {
             crate::plans::reminder::push_if_due(&self.shared);
+            if self.compaction_due(&instructions) {
+                self.compact(None).await?;
+            }
             let request = self.build_request(&instructions);
-            let items = self.stream_with_retries(&request).await?;
+            let (items, usage) = match self.stream_with_retries(&request, false).await {
+                Ok(done) => done,
+                Err(StreamFailure::Stop(stop)) => return Err(stop),
+                Err(StreamFailure::ContextLength(message)) => {
+                    if compacted_for_length {
+                        return Err(Stop::Failed(format!(
+                            "{message}. cairn compacted the conversation and it still does not fit; shorten the request or use a model with a larger window."
+                        )));
+                    }
+                    compacted_for_length = true;
+                    self.compact(None).await?;
+                    continue;
+                }
+            };
+            compacted_for_length = false;
             let mut calls = Vec::new();
             {
                 let mut history = lock(&self.shared.history);
@@ -114,6 +174,9 @@ impl Task {
                     }
                 }
                 history.extend(items);
+                if let Some((input, output)) = usage {
+                    *lock(&self.shared.usage_mark) = Some((input + output, history.len()));
+                }
             }
             if calls.is_empty() {
                 return Ok(last_message);
@@ -124,7 +187,7 @@ impl Task {
 
     fn build_request(&self, instructions: &str) -> ModelRequest {
         let settings = self.shared.settings();
-        let mut input = lock(&self.shared.history).clone();
+        let mut input = lock(&self.shared.history).items().to_vec();
         let plan_file = lock(&self.shared.plan_mode)
             .active_plan_file()
             .map(|p| p.to_path_buf());
@@ -154,21 +217,29 @@ impl Task {
 
     /// Stream one response, retrying transient failures from scratch. Deltas go to the front
     /// end as they arrive; a `stream_error` tells it to drop the partial message.
-    async fn stream_with_retries(&self, request: &ModelRequest) -> Result<Vec<ResponseItem>, Stop> {
+    /// `quiet` streams without showing anything (the summary call of a compaction).
+    async fn stream_with_retries(
+        &self,
+        request: &ModelRequest,
+        quiet: bool,
+    ) -> Result<Streamed, StreamFailure> {
         let Some(client) = self.shared.model_client().await else {
-            return Err(Stop::Failed(NO_PROVIDER_GUIDANCE.to_string()));
+            return Err(Stop::Failed(NO_PROVIDER_GUIDANCE.to_string()).into());
         };
         let provider = client.provider().clone();
         let mut attempt = 0u32;
         loop {
             let result = tokio::select! {
-                _ = self.cancel.cancelled() => return Err(Stop::Aborted(TurnAbortReason::Interrupted)),
-                result = self.stream_once(client.as_ref(), request) => result,
+                _ = self.cancel.cancelled() => return Err(Stop::Aborted(TurnAbortReason::Interrupted).into()),
+                result = self.stream_once(client.as_ref(), request, quiet) => result,
             };
             let (error, streamed) = match result {
-                Ok(items) => return Ok(items),
+                Ok(done) => return Ok(done),
                 Err(pair) => pair,
             };
+            if matches!(error, ClientError::ContextLengthExceeded) {
+                return Err(StreamFailure::ContextLength(error.to_string()));
+            }
             // Requests that never streamed and streams that broke off have separate budgets.
             let budget = if streamed {
                 provider.stream_max_retries
@@ -176,7 +247,7 @@ impl Task {
                 provider.request_max_retries
             };
             if !error.is_retryable() || attempt >= budget {
-                return Err(Stop::Failed(error.to_string()));
+                return Err(Stop::Failed(error.to_string()).into());
             }
             attempt += 1;
             let delay = backoff(attempt, &error);
@@ -188,7 +259,7 @@ impl Task {
                 ),
             });
             tokio::select! {
-                _ = self.cancel.cancelled() => return Err(Stop::Aborted(TurnAbortReason::Interrupted)),
+                _ = self.cancel.cancelled() => return Err(Stop::Aborted(TurnAbortReason::Interrupted).into()),
                 _ = tokio::time::sleep(delay) => {}
             }
         }
@@ -199,7 +270,8 @@ impl Task {
         &self,
         client: &dyn crate::client::ModelClient,
         request: &ModelRequest,
-    ) -> Result<Vec<ResponseItem>, (ClientError, bool)> {
+        quiet: bool,
+    ) -> Result<Streamed, (ClientError, bool)> {
         let mut stream = client.stream(request).await.map_err(|e| (e, false))?;
         let mut items = Vec::new();
         let mut streamed = false;
@@ -207,6 +279,7 @@ impl Task {
             let event = event.map_err(|e| (e, streamed))?;
             streamed = true;
             match event {
+                ResponseEvent::OutputTextDelta(_) | ResponseEvent::ReasoningDelta(_) if quiet => {}
                 ResponseEvent::OutputTextDelta(delta) => {
                     self.emit(EventMsg::AgentMessageDelta { delta })
                 }
@@ -215,9 +288,13 @@ impl Task {
                 }
                 ResponseEvent::OutputItemDone(item) => items.push(item),
                 ResponseEvent::Completed { usage } => {
-                    if let Some(usage) = usage {
-                        self.record_usage(usage.input_tokens, usage.output_tokens);
+                    if quiet {
+                        return Ok((items, None));
                     }
+                    let usage = usage.map(|u| {
+                        self.record_usage(u.input_tokens, u.output_tokens);
+                        (u.input_tokens, u.output_tokens)
+                    });
                     for item in &items {
                         if let ResponseItem::Message { text, .. } = item {
                             self.emit(EventMsg::AgentMessage {
@@ -225,11 +302,84 @@ impl Task {
                             });
                         }
                     }
-                    return Ok(items);
+                    return Ok((items, usage));
                 }
             }
         }
         Err((ClientError::Incomplete, streamed))
+    }
+
+    /// Tokens the next request would carry: the last usage report plus an estimate of what
+    /// was added since (an estimate of everything before the first report).
+    fn context_tokens(&self, instructions: &str) -> u64 {
+        let history = lock(&self.shared.history);
+        let mark = *lock(&self.shared.usage_mark);
+        match mark {
+            Some((tokens, len)) if len <= history.len() => {
+                tokens + compact::estimate_tokens(&history[len..])
+            }
+            _ => compact::estimate_tokens(&history) + (instructions.len() as u64).div_ceil(4),
+        }
+    }
+
+    fn compaction_due(&self, instructions: &str) -> bool {
+        let Some(window) = self.shared.context_window() else {
+            return false;
+        };
+        self.context_tokens(instructions)
+            > compact::limit(window, self.shared.config.compact_threshold)
+    }
+
+    /// Replace the older conversation with a summary written by the model, keeping the
+    /// recent user messages and the pinned plan state. A failure leaves the history as it was
+    /// and ends the task with an error saying so.
+    async fn compact(&self, focus: Option<&str>) -> Result<(), Stop> {
+        let old = lock(&self.shared.history).items().to_vec();
+        let instructions = compact::SUMMARY_INSTRUCTIONS;
+        let tokens_before = self.context_tokens(instructions);
+        let mut input = old.clone();
+        input.push(ResponseItem::user(compact::summary_request(focus)));
+        let request = ModelRequest {
+            model: self.shared.settings().model,
+            instructions: instructions.to_string(),
+            input,
+            tools: Vec::new(),
+        };
+        let failed = |why: &str| {
+            Stop::Failed(format!(
+                "Compaction failed: {why}. The conversation was left as it was."
+            ))
+        };
+        let items = match self.stream_with_retries(&request, true).await {
+            Ok((items, _)) => items,
+            Err(StreamFailure::Stop(Stop::Failed(message))) => return Err(failed(&message)),
+            Err(StreamFailure::Stop(stop)) => return Err(stop),
+            Err(StreamFailure::ContextLength(message)) => return Err(failed(&message)),
+        };
+        let summary = items
+            .iter()
+            .filter_map(|item| match item {
+                ResponseItem::Message { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        if summary.trim().is_empty() {
+            return Err(failed("the model returned no summary"));
+        }
+        let pinned = compact::Pinned::gather(
+            &lock(&self.shared.plan_mode),
+            lock(&self.shared.last_plan).clone(),
+        );
+        let new = compact::rebuild(&old, &summary, &pinned);
+        let tokens_after = compact::estimate_tokens(&new);
+        lock(&self.shared.history).replace(new);
+        *lock(&self.shared.usage_mark) = None;
+        self.emit(EventMsg::ContextCompacted {
+            tokens_before,
+            tokens_after,
+        });
+        Ok(())
     }
 
     fn record_usage(&self, input: u64, output: u64) {
@@ -284,6 +434,7 @@ impl Task {
                     }
                 }
             }
+            self.shared.record_state();
             if let Some(stop) = stop {
                 return Err(stop);
             }

@@ -286,7 +286,41 @@ impl App {
                 self.end_task(false);
             }
             EventMsg::ShutdownComplete => {}
+            // The TUI shows what the user typed as they send it.
+            EventMsg::UserMessage { .. } => {}
+            EventMsg::SessionResumed { path, replay } => self.replay(&path, replay),
+            EventMsg::ContextCompacted {
+                tokens_before,
+                tokens_after,
+            } => {
+                self.transcript
+                    .push(HistoryCell::Notice(strings::context_compacted(
+                        tokens_before,
+                        tokens_after,
+                    )));
+            }
         }
+    }
+
+    /// Re-render a resumed session's transcript as it was: the same events through the same
+    /// handlers, with the user's messages from the log.
+    fn replay(&mut self, path: &std::path::Path, replay: Vec<EventMsg>) {
+        for msg in replay {
+            match msg {
+                EventMsg::UserMessage { text } => {
+                    self.finish_streaming();
+                    self.transcript.push(HistoryCell::User(text));
+                }
+                msg => self.handle_core_event(Event {
+                    id: String::new(),
+                    msg,
+                }),
+            }
+        }
+        self.finish_streaming();
+        self.task = None;
+        self.transcript
+            .push(HistoryCell::Notice(strings::resumed_from(path)));
     }
 
     fn open_approval(&mut self, request: ApprovalRequest) {
