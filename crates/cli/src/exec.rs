@@ -26,6 +26,11 @@ pub struct ExecArgs {
     #[arg(long, requires = "plan")]
     approve_plan: bool,
 
+    /// Continue a saved session: `last` (the latest of this directory) or an id (or a unique
+    /// prefix of one).
+    #[arg(long, value_name = "ID|last")]
+    resume: Option<String>,
+
     /// The task. `-` reads it from stdin.
     prompt: String,
 }
@@ -39,7 +44,21 @@ pub async fn run(config: Config, args: ExecArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut session = cairn_core::spawn(config, SessionOptions { interactive: false });
+    let options = SessionOptions { interactive: false };
+    let mut session = match &args.resume {
+        Some(target) => {
+            let mut config = config;
+            let target = crate::sessions_cmd::Target::parse(target);
+            match crate::sessions_cmd::resume_session(&mut config, target, options) {
+                Ok(session) => session,
+                Err(message) => {
+                    eprintln!("error: {message}");
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
+        None => cairn_core::spawn(config, options),
+    };
     let mut out = Output::new(args.json);
 
     if args.plan {
@@ -94,7 +113,16 @@ pub async fn run(config: Config, args: ExecArgs) -> ExitCode {
             _ => {}
         }
     };
-    session.submit(Op::Shutdown);
+    // The session log is complete on disk once the core confirms the shutdown.
+    let shutdown = session.submit(Op::Shutdown);
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), async {
+        while let Some(event) = session.events.recv().await {
+            if event.id == shutdown && event.msg == EventMsg::ShutdownComplete {
+                break;
+            }
+        }
+    })
+    .await;
     out.finish();
     code
 }

@@ -5,6 +5,7 @@
 
 mod exec;
 mod plans_cmd;
+mod sessions_cmd;
 
 use cairn_core::{Config, ConfigOverrides};
 use cairn_protocol::ApprovalPolicy;
@@ -79,6 +80,14 @@ enum Command {
         #[command(subcommand)]
         command: plans_cmd::PlansCommand,
     },
+    /// Continue a saved session in the TUI: the latest of this directory (--last), one by id
+    /// (or a unique prefix of it), or one picked from a list.
+    Resume(sessions_cmd::ResumeArgs),
+    /// List saved sessions.
+    Sessions {
+        #[command(subcommand)]
+        command: sessions_cmd::SessionsCommand,
+    },
 }
 
 impl GlobalArgs {
@@ -141,15 +150,35 @@ fn main() -> ExitCode {
         Some(Command::Exec(args)) => {
             with_runtime(&config, |rt| rt.block_on(exec::run(config.clone(), args)))
         }
-        None => with_runtime(&config, |rt| {
-            match rt.block_on(cairn_tui::run(config.clone(), cli.prompt)) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(err) => {
-                    eprintln!("error: {err}");
-                    ExitCode::FAILURE
-                }
-            }
+        Some(Command::Sessions { command }) => sessions_cmd::run(&config, command),
+        Some(Command::Resume(args)) => with_runtime(&config, |rt| {
+            rt.block_on(async {
+                let launch = match sessions_cmd::resume_launch(&config, &args) {
+                    Ok(launch) => launch,
+                    Err(code) => return code,
+                };
+                run_tui(config.clone(), launch).await
+            })
         }),
+        None => with_runtime(&config, |rt| {
+            rt.block_on(run_tui(
+                config.clone(),
+                cairn_tui::Launch {
+                    prompt: cli.prompt,
+                    ..cairn_tui::Launch::default()
+                },
+            ))
+        }),
+    }
+}
+
+async fn run_tui(config: Config, launch: cairn_tui::Launch) -> ExitCode {
+    match cairn_tui::run(config, launch).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err}");
+            ExitCode::FAILURE
+        }
     }
 }
 

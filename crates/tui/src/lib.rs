@@ -54,6 +54,12 @@ fn start_session(config: &Config) -> (SessionOps, mpsc::UnboundedReceiver<Event>
         config.clone(),
         cairn_core::SessionOptions { interactive: true },
     );
+    session_parts(handle)
+}
+
+fn session_parts(
+    handle: cairn_core::SessionHandle,
+) -> (SessionOps, mpsc::UnboundedReceiver<Event>) {
     let ops = SessionOps {
         sender: handle.sender(),
         next_id: 0,
@@ -72,16 +78,34 @@ fn draw(guard: &mut tui::TerminalGuard, app: &mut App) -> io::Result<()> {
     Ok(())
 }
 
-/// Run the TUI in the current terminal until the user quits. `initial_prompt` is submitted
-/// as soon as the session is ready.
-pub async fn run(config: Config, initial_prompt: Option<String>) -> io::Result<()> {
+/// How the TUI starts.
+#[derive(Default)]
+pub struct Launch {
+    /// Submitted as soon as the session is ready.
+    pub prompt: Option<String>,
+    /// A session to continue (`cairn resume`), already started with [`cairn_core::resume`].
+    pub resumed: Option<cairn_core::SessionHandle>,
+    /// Open the session picker first (`cairn resume` without an id).
+    pub pick_session: bool,
+}
+
+/// Run the TUI in the current terminal until the user quits.
+pub async fn run(config: Config, launch: Launch) -> io::Result<()> {
+    let Launch {
+        prompt: initial_prompt,
+        resumed,
+        pick_session: _,
+    } = launch;
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sighup = signal(SignalKind::hangup())?;
     let mut guard = tui::TerminalGuard::enter()?;
     let size = guard.terminal.size()?;
     let (tx, mut app_rx) = AppEventSender::channel();
     let (frames, mut draw_rx) = frame::spawn_scheduler();
-    let (ops, mut session_events) = start_session(&config);
+    let (ops, mut session_events) = match resumed {
+        Some(handle) => session_parts(handle),
+        None => start_session(&config),
+    };
     let mut session_alive = true;
     let mut app = App::new(Box::new(ops), tx, (size.width, size.height), Instant::now());
     app.set_cairn_home(config.cairn_home.clone());
