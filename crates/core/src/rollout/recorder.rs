@@ -18,6 +18,8 @@ enum Command {
     Line(Box<LogLine>),
     /// fsync; the sender, if any, is told when it is done.
     Sync(Option<oneshot::Sender<()>>),
+    /// fsync, close (unlocking the session) and stop; the sender is told when it is done.
+    Close(oneshot::Sender<()>),
 }
 
 /// The session loop's end of the log. Cloning is cheap; the file is closed (and unlocked)
@@ -33,6 +35,7 @@ impl std::fmt::Debug for Command {
         f.write_str(match self {
             Self::Line(_) => "Line",
             Self::Sync(_) => "Sync",
+            Self::Close(_) => "Close",
         })
     }
 }
@@ -160,6 +163,15 @@ impl Recorder {
         let _ = self.tx.send(Command::Sync(None));
     }
 
+    /// Write everything queued so far, sync and close the file, releasing the session's lock
+    /// at once (the session is ending). Lines sent afterwards are dropped.
+    pub async fn close(&self) {
+        let (ack, done) = oneshot::channel();
+        if self.tx.send(Command::Close(ack)).is_ok() {
+            let _ = done.await;
+        }
+    }
+
     /// Write everything queued so far and sync; returns when it is on disk.
     pub async fn flush(&self) {
         let (ack, done) = oneshot::channel();
@@ -271,6 +283,12 @@ fn write_loop(
                 if let Some(ack) = ack {
                     let _ = ack.send(());
                 }
+            }
+            Command::Close(ack) => {
+                let _ = file.sync_data();
+                drop(file);
+                let _ = ack.send(());
+                return;
             }
         }
     }

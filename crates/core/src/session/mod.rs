@@ -340,7 +340,7 @@ async fn submission_loop(
                         task.cancel.cancel();
                     }
                     if let Some(recorder) = &shared.recorder {
-                        recorder.flush().await;
+                        recorder.close().await;
                     }
                     break;
                 };
@@ -407,7 +407,7 @@ async fn submission_loop(
                         }
                         shared.record_state();
                         if let Some(recorder) = &shared.recorder {
-                            recorder.flush().await;
+                            recorder.close().await;
                         }
                         events.send(&id, EventMsg::ShutdownComplete);
                         break;

@@ -26,6 +26,10 @@ pub struct Setup {
     pub planning: PlanningStyle,
     pub interactive: bool,
     pub idle_timeout: Option<Duration>,
+    /// `model_context_window`.
+    pub context_window: Option<u64>,
+    /// Log the session under `$CAIRN_HOME/sessions`.
+    pub persist: bool,
 }
 
 impl Default for Setup {
@@ -36,20 +40,20 @@ impl Default for Setup {
             planning: PlanningStyle::Checklist,
             interactive: true,
             idle_timeout: None,
+            context_window: None,
+            persist: false,
         }
     }
 }
 
-pub async fn start(responses: Vec<MockResponse>) -> Harness {
-    start_with(responses, Setup::default()).await
-}
-
-pub async fn start_with(responses: Vec<MockResponse>, setup: Setup) -> Harness {
-    let server = MockServer::start(responses).await;
-    let home = tempfile::tempdir().unwrap();
-    let work = tempfile::tempdir().unwrap();
-    let cwd = work.path().canonicalize().unwrap();
-    let mut config = Config::for_test(home.path(), &cwd);
+/// The config `start_with` uses for `setup`, against `server`.
+pub fn config_for(
+    server: &MockServer,
+    home: &std::path::Path,
+    cwd: &std::path::Path,
+    setup: &Setup,
+) -> Config {
+    let mut config = Config::for_test(home, cwd);
     let mut providers = BTreeMap::new();
     providers.insert(
         "mock".to_string(),
@@ -66,6 +70,23 @@ pub async fn start_with(responses: Vec<MockResponse>, setup: Setup) -> Harness {
     config.provider = Some(provider);
     config.approval_policy = setup.policy;
     config.planning = setup.planning;
+    config.model_context_window = setup.context_window;
+    if setup.persist {
+        config.history_persistence = cairn_core::config::HistoryPersistence::SaveAll;
+    }
+    config
+}
+
+pub async fn start(responses: Vec<MockResponse>) -> Harness {
+    start_with(responses, Setup::default()).await
+}
+
+pub async fn start_with(responses: Vec<MockResponse>, setup: Setup) -> Harness {
+    let server = MockServer::start(responses).await;
+    let home = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let cwd = work.path().canonicalize().unwrap();
+    let config = config_for(&server, home.path(), &cwd, &setup);
     let session = cairn_core::spawn(
         config,
         SessionOptions {
