@@ -172,21 +172,31 @@ fn head(file: &mut std::fs::File) -> Option<(SessionMeta, Option<String>)> {
     Some((meta, first_prompt))
 }
 
+/// The last state snapshot: the last 8 KB are read first (a snapshot ends every turn, so it
+/// is almost always there), then up to [`TAIL_BYTES`].
 fn tail(file: &mut std::fs::File, len: u64) -> Option<StateSnapshot> {
-    let start = len.saturating_sub(TAIL_BYTES);
+    [8 * 1024, TAIL_BYTES]
+        .into_iter()
+        .find_map(|window| last_state_in(file, len, window))
+}
+
+fn last_state_in(file: &mut std::fs::File, len: u64, window: u64) -> Option<StateSnapshot> {
+    let start = len.saturating_sub(window);
     file.seek(SeekFrom::Start(start)).ok()?;
-    let mut bytes = Vec::new();
-    file.take(TAIL_BYTES).read_to_end(&mut bytes).ok()?;
-    let text = String::from_utf8_lossy(&bytes);
-    text.lines().rev().find_map(|line| {
-        if !line.starts_with("{\"type\":\"state\"") {
-            return None;
+    let mut bytes = Vec::with_capacity(window as usize);
+    file.take(window).read_to_end(&mut bytes).ok()?;
+    let marker = b"\n{\"type\":\"state\"";
+    let mut end = bytes.len();
+    while let Some(at) = memchr::memmem::rfind(&bytes[..end], marker) {
+        let line_start = at + 1;
+        let line_end =
+            memchr::memchr(b'\n', &bytes[line_start..]).map_or(bytes.len(), |n| line_start + n);
+        if let Ok(LogLine::State(state)) = serde_json::from_slice(&bytes[line_start..line_end]) {
+            return Some(state);
         }
-        match serde_json::from_str(line) {
-            Ok(LogLine::State(state)) => Some(state),
-            _ => None,
-        }
-    })
+        end = at;
+    }
+    None
 }
 
 /// The first line of `text`, at most 80 characters.
