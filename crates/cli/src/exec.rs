@@ -263,6 +263,43 @@ impl Output {
                 self.end_line();
                 eprintln!("{}", self.dim(&format!("turn aborted ({reason:?})")));
             }
+            EventMsg::DelegateStarted {
+                run_id,
+                agent_id,
+                prompt,
+                ..
+            } => {
+                self.end_line();
+                let first = prompt.lines().next().unwrap_or("");
+                eprintln!("{}", self.dim(&format!("⇢ {agent_id} ({run_id}): {first}")));
+            }
+            EventMsg::DelegateEvent { run_id, event } => {
+                if let EventMsg::ToolCallBegin { description, .. } = event.as_ref() {
+                    self.end_line();
+                    eprintln!(
+                        "{}",
+                        self.dim(&format!("  [{run_id}] ▸ {}", as_action(description)))
+                    );
+                }
+            }
+            EventMsg::DelegateCompleted {
+                run_id,
+                duration_ms,
+                ..
+            } => {
+                self.end_line();
+                eprintln!(
+                    "{}",
+                    self.dim(&format!(
+                        "✔ {run_id} done ({:.1} s)",
+                        *duration_ms as f64 / 1000.0
+                    ))
+                );
+            }
+            EventMsg::DelegateFailed { run_id, error } => {
+                self.end_line();
+                eprintln!("{}", self.dim(&format!("✗ {run_id} failed: {error}")));
+            }
             _ => {}
         }
     }

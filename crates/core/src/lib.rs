@@ -1,6 +1,7 @@
 //! cairn-core: configuration, model clients, the session loop, tools, plan mode and the
 //! plan store. Front ends talk to it only through [`session::spawn`] and the protocol types.
 
+pub mod agents;
 pub mod approval;
 pub mod client;
 pub mod compact;

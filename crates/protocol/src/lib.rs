@@ -176,6 +176,48 @@ pub enum EventMsg {
         /// Transcript events (messages, tool calls, plan updates, plan mode, token counts).
         replay: Vec<EventMsg>,
     },
+    /// A delegated sub-agent run started (`delegate_agent`).
+    DelegateStarted {
+        /// Id of this run.
+        run_id: String,
+        /// The run that delegated it, when a sub-agent delegated further.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        parent_run_id: Option<String>,
+        /// The agent's id.
+        agent_id: String,
+        /// What it was asked.
+        prompt: String,
+    },
+    /// A piece of a delegated run's answer.
+    DelegateDelta {
+        /// The run.
+        run_id: String,
+        /// Text to append.
+        text: String,
+    },
+    /// Something a delegated run did (a tool call, a plan update, a message), tagged with it.
+    DelegateEvent {
+        /// The run.
+        run_id: String,
+        /// The run's own event.
+        event: Box<EventMsg>,
+    },
+    /// A delegated run finished.
+    DelegateCompleted {
+        /// The run.
+        run_id: String,
+        /// Its final answer.
+        summary: String,
+        /// How long it ran.
+        duration_ms: u64,
+    },
+    /// A delegated run failed (error, timeout, interrupt, turn limit).
+    DelegateFailed {
+        /// The run.
+        run_id: String,
+        /// Why, in words.
+        error: String,
+    },
     /// The older conversation was replaced by a summary to free context.
     ContextCompacted {
         /// Estimated tokens of the history before.

@@ -19,6 +19,9 @@ pub const ALLOWED_TOOLS: &[&str] = &[
     names::WRITE_FILE,
     names::EDIT_FILE,
     names::READ_PLAN,
+    // Only read-only agents, whose runs stay read-only (checked by the handler and, for each
+    // of the run's calls, by the dispatcher).
+    names::DELEGATE_AGENT,
 ];
 
 /// The refusal text for `tool`.

@@ -158,6 +158,10 @@ pub fn keeps(msg: &EventMsg) -> bool {
             | EventMsg::ContextCompacted { .. }
             | EventMsg::Error { .. }
             | EventMsg::TurnAborted { .. }
+            | EventMsg::DelegateStarted { .. }
+            | EventMsg::DelegateEvent { .. }
+            | EventMsg::DelegateCompleted { .. }
+            | EventMsg::DelegateFailed { .. }
     )
 }
 

@@ -103,17 +103,34 @@ async fn approve(
     if !ctx.shared.interactive {
         return Err(respond(headless_denial(request)));
     }
+    // A delegated run asks through the user's front end: its call id is made unique in the
+    // tree and its request names the agent that asks.
+    let (reply_id, labelled);
+    let request = match &ctx.shared.delegation.run {
+        Some(run) => {
+            reply_id = format!("{}:{}", run.run_id, call.call_id);
+            labelled = ApprovalRequest {
+                description: format!("[{}] {}", run.agent_path, request.description),
+                ..request.clone()
+            };
+            &labelled
+        }
+        None => {
+            reply_id = call.call_id.clone();
+            request
+        }
+    };
     let Some(waiting) = ctx
         .shared
         .replies
-        .register(ReplyKey::Call(call.call_id.clone()))
+        .register(ReplyKey::Call(reply_id.clone()))
     else {
         return Err(respond(format!(
             "Another call with id {} is already waiting for approval; use a unique call id.",
             call.call_id
         )));
     };
-    ctx.emit(request_event(&call.call_id, request));
+    ctx.emit(request_event(&reply_id, request));
     let reply = tokio::select! {
         _ = ctx.cancel.cancelled() => return Err(respond("Interrupted by the user.")),
         reply = waiting => reply,
@@ -197,6 +214,9 @@ async fn execute(
     } else {
         false
     };
+    // A delegated run may use only what its parent could, and a read-only one only reads,
+    // whatever it was offered.
+    super::delegate::check_call(&ctx.shared.delegation, &call.name).map_err(respond)?;
     let Some(handler) = registry.handler(&call.name) else {
         return Err(respond(format!(
             "Unknown tool '{}'. Available tools: {}.",

@@ -4,6 +4,7 @@
 //! each user message runs as a task (see [`task`]) while the loop keeps serving interrupts,
 //! approvals and answers. Messages that arrive during a task run after it, in order.
 
+pub(crate) mod delegate;
 mod dispatch;
 pub mod shared;
 mod task;
@@ -31,6 +32,8 @@ pub struct EventSink {
     tx: mpsc::UnboundedSender<Event>,
     recorder: Option<Recorder>,
     last_plan: Option<Arc<std::sync::Mutex<Option<Plan>>>>,
+    /// Set for a delegated run: its events reach the parent's front end tagged with it.
+    run_id: Option<String>,
 }
 
 impl EventSink {
@@ -42,6 +45,7 @@ impl EventSink {
                 tx,
                 recorder: None,
                 last_plan: None,
+                run_id: None,
             },
             rx,
         )
@@ -54,6 +58,17 @@ impl EventSink {
         self
     }
 
+    /// The sink of a delegated run `run_id` of `child`: its events go to this sink's front
+    /// end (and log), tagged with the run; its plan is its own.
+    pub(crate) fn for_delegate(&self, run_id: &str, child: &SessionShared) -> Self {
+        Self {
+            tx: self.tx.clone(),
+            recorder: self.recorder.clone(),
+            last_plan: Some(child.last_plan.clone()),
+            run_id: Some(run_id.to_string()),
+        }
+    }
+
     /// Send `msg` for submission `id`. A closed receiver is ignored: the front end has gone.
     pub fn send(&self, id: &str, msg: EventMsg) {
         if let EventMsg::PlanUpdate(plan) = &msg
@@ -61,6 +76,13 @@ impl EventSink {
         {
             *lock(last) = Some(plan.clone());
         }
+        let msg = match &self.run_id {
+            Some(run_id) => match delegate::tag(run_id, msg) {
+                Some(msg) => msg,
+                None => return,
+            },
+            None => msg,
+        };
         if let Some(recorder) = &self.recorder {
             recorder.event(&msg);
         }
@@ -235,7 +257,10 @@ fn start(shared: SessionShared, resumed: Resumed, notices: Vec<String>) -> Sessi
     let (sub_tx, sub_rx) = mpsc::unbounded_channel();
     let (events, event_rx) = EventSink::channel();
     let events = events.observed_by(&shared);
-    let registry = Arc::new(ToolRegistry::for_config(&shared.config));
+    let registry = Arc::new(ToolRegistry::for_session(
+        &shared.config,
+        &shared.delegation,
+    ));
     let shared = Arc::new(shared);
     let conversation_id = shared.conversation_id.clone();
     tokio::spawn(async move {
@@ -448,6 +473,8 @@ fn start_task(
         events: events.clone(),
         sub_id: sub_id.clone(),
         cancel: cancel.clone(),
+        role: None,
+        max_rounds: None,
     };
     let done = done.clone();
     let shared = shared.clone();

@@ -116,7 +116,7 @@ pub struct SessionShared {
     /// Plan mode.
     pub plan_mode: Mutex<PlanModeState>,
     /// Tool calls waiting for the user.
-    pub replies: Replies,
+    pub replies: Arc<Replies>,
     /// Keys approved for the session.
     pub approvals: Mutex<ApprovalCache>,
     /// Stored plans.
@@ -135,6 +135,55 @@ pub struct SessionShared {
     logged_state: Mutex<Option<StateSnapshot>>,
     /// The last usage report (input + output tokens) and the history length it covered.
     pub usage_mark: Mutex<Option<(u64, usize)>>,
+    /// Where this session stands in a tree of delegated runs.
+    pub delegation: Delegation,
+}
+
+/// A session's place in the delegation tree: the agents it may delegate to, how deep it is,
+/// and the restrictions it inherited.
+#[derive(Debug, Clone)]
+pub struct Delegation {
+    /// Agents `delegate_agent` may run.
+    pub agents: Arc<crate::agents::AgentRegistry>,
+    /// 0 for the user's session, 1 for its delegates, ...
+    pub depth: usize,
+    /// Set for a delegated run.
+    pub run: Option<RunInfo>,
+    /// Delegated runs now running in the whole tree (shared by every session of the tree).
+    pub running: Arc<std::sync::atomic::AtomicUsize>,
+    /// Only read-only tools, enforced by the dispatcher.
+    pub read_only: bool,
+    /// Tools this session may use at all (its parent's, intersected with its agent's);
+    /// `None` for the user's session.
+    pub allowed_tools: Option<Arc<std::collections::HashSet<String>>>,
+    /// Run ids handed out in this tree.
+    pub next_run: Arc<AtomicU64>,
+}
+
+impl Delegation {
+    /// The user's own session.
+    pub fn root(config: &Config) -> Self {
+        Self {
+            agents: Arc::new(crate::agents::AgentRegistry::load(config)),
+            depth: 0,
+            run: None,
+            running: Arc::new(std::sync::atomic::AtomicUsize::new(0)),
+            read_only: false,
+            allowed_tools: None,
+            next_run: Arc::new(AtomicU64::new(1)),
+        }
+    }
+}
+
+/// Who a delegated run is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunInfo {
+    /// Its id.
+    pub run_id: String,
+    /// The run that delegated it.
+    pub parent_run_id: Option<String>,
+    /// Agent ids from the user's session down to it ("explore", "general/explore").
+    pub agent_path: String,
 }
 
 impl SessionShared {
@@ -165,7 +214,7 @@ impl SessionShared {
             interactive,
             settings: Mutex::new(settings),
             history: Mutex::new(History::new(Vec::new(), recorder.clone())),
-            replies: Replies::default(),
+            replies: Arc::new(Replies::default()),
             approvals: Mutex::new(ApprovalCache::default()),
             plans,
             current_plan: Mutex::new(None),
@@ -181,6 +230,7 @@ impl SessionShared {
             turns: AtomicU64::new(0),
             logged_state: Mutex::new(None),
             usage_mark: Mutex::new(None),
+            delegation: Delegation::root(&config),
             config,
         }
     }

@@ -32,6 +32,10 @@ pub(super) struct Task {
     pub events: EventSink,
     pub sub_id: String,
     pub cancel: CancellationToken,
+    /// A delegated agent's instructions, added to cairn's own.
+    pub role: Option<String>,
+    /// Most model round trips (a delegated run's turn limit).
+    pub max_rounds: Option<usize>,
 }
 
 /// Why the task stopped before the model finished.
@@ -130,10 +134,22 @@ impl Task {
     async fn run_turns(&self) -> Result<Option<String>, Stop> {
         let mut last_message = None;
         // Read once per task: AGENTS.md edits apply from the next message on.
-        let instructions = prompt::system_prompt(&self.shared.config);
+        let mut instructions = prompt::system_prompt(&self.shared.config);
+        if let Some(role) = &self.role {
+            instructions.push_str("\n\n# Your role as a sub-agent\n\n");
+            instructions.push_str(role);
+        }
+        let mut rounds = 0usize;
         // A request that did not fit is compacted and sent once more, never twice.
         let mut compacted_for_length = false;
         loop {
+            rounds += 1;
+            if self.max_rounds.is_some_and(|max| rounds > max) {
+                return Err(Stop::Failed(format!(
+                    "The run reached its limit of {} model round trips ([multi_agent] max_turns) before finishing.",
+                    rounds - 1
+                )));
+            }
             crate::plans::reminder::push_if_due(&self.shared);
             if self.compaction_due(&instructions) {
                 self.compact(None).await?;

@@ -32,6 +32,27 @@ impl ToolRegistry {
         builder.build()
     }
 
+    /// The tools of a session at its place in the delegation tree: [`Self::for_config`],
+    /// plus `delegate_agent` when agents exist, delegation is enabled and the depth limit is
+    /// not reached, restricted to the tools it inherited.
+    pub fn for_session(config: &Config, delegation: &crate::session::shared::Delegation) -> Self {
+        let mut builder = ToolRegistryBuilder {
+            registry: Self::for_config(config),
+        };
+        if config.multi_agent.enabled
+            && !delegation.agents.is_empty()
+            && delegation.depth < config.multi_agent.max_depth
+        {
+            handlers::register_delegation(&mut builder, &delegation.agents);
+        }
+        let mut registry = builder.build();
+        if let Some(allowed) = &delegation.allowed_tools {
+            registry.specs.retain(|s| allowed.contains(&s.name));
+            registry.handlers.retain(|name, _| allowed.contains(name));
+        }
+        registry
+    }
+
     /// The handler for `name`.
     pub fn handler(&self, name: &str) -> Option<&Arc<dyn ToolHandler>> {
         self.handlers.get(name)

@@ -30,6 +30,8 @@ pub struct Setup {
     pub context_window: Option<u64>,
     /// Log the session under `$CAIRN_HOME/sessions`.
     pub persist: bool,
+    /// Any other change to the config.
+    pub configure: Option<fn(&mut Config)>,
 }
 
 impl Default for Setup {
@@ -42,6 +44,7 @@ impl Default for Setup {
             idle_timeout: None,
             context_window: None,
             persist: false,
+            configure: None,
         }
     }
 }
@@ -73,6 +76,9 @@ pub fn config_for(
     config.model_context_window = setup.context_window;
     if setup.persist {
         config.history_persistence = cairn_core::config::HistoryPersistence::SaveAll;
+    }
+    if let Some(configure) = setup.configure {
+        configure(&mut config);
     }
     config
 }

@@ -5,6 +5,7 @@ mod ask_user_question;
 mod atomic;
 mod complete_plan;
 mod create_plan;
+mod delegate_agent;
 mod diff;
 mod edit_file;
 mod exit_plan_mode;
@@ -16,7 +17,7 @@ mod plan_support;
 mod read_access;
 mod read_file;
 mod read_plan;
-mod shell;
+pub mod shell;
 #[cfg(test)]
 mod test_support;
 mod think;
@@ -62,4 +63,12 @@ pub fn register_mutating(builder: &mut ToolRegistryBuilder) {
 pub fn register_plan_mode(builder: &mut ToolRegistryBuilder) {
     builder.register(exit_plan_mode::ExitPlanModeHandler);
     builder.register(ask_user_question::AskUserQuestionHandler);
+}
+
+/// `delegate_agent`, describing the session's agents.
+pub fn register_delegation(
+    builder: &mut ToolRegistryBuilder,
+    agents: &std::sync::Arc<crate::agents::AgentRegistry>,
+) {
+    builder.register(delegate_agent::DelegateAgentHandler::new(agents.clone()));
 }
