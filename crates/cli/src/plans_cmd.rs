@@ -150,13 +150,18 @@ mod tests {
         let value: serde_json::Value = serde_json::from_str(&json).unwrap();
         assert_eq!(value[0]["id"], "conv_20260101_000000");
 
-        assert_eq!(
-            run_show(home.path(), "conv"),
-            (
-                0,
-                "# Free plan\n- [x] a\n- [ ] b\n".to_string(),
-                String::new()
-            )
+        // cairn's front matter (the store's id and status), then the file as it is.
+        let (code, shown, err) = run_show(home.path(), "conv");
+        assert_eq!((code, err.as_str()), (0, ""));
+        assert!(
+            shown.starts_with(
+                "---\nid: conv_20260101_000000\ntitle: \"Free plan\"\nstatus: draft\n"
+            ),
+            "{shown}"
+        );
+        assert!(
+            shown.ends_with("---\n# Free plan\n- [x] a\n- [ ] b\n"),
+            "{shown}"
         );
         let (code, out, err) = run_show(home.path(), "zzz");
         assert_eq!((code, out.as_str()), (1, ""));

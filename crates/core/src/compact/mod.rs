@@ -107,12 +107,9 @@ impl Pinned {
     }
 }
 
+/// The plan file's text; never blocks on a FIFO swapped in for it.
 fn read_plan(path: &Path) -> Option<String> {
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() {
-        return None;
-    }
-    std::fs::read_to_string(path).ok()
+    crate::plans::regular_file::read_to_string(path).ok()
 }
 
 /// A checklist or structured plan as text, with each step's status.

@@ -1,5 +1,5 @@
-//! How plan listings look: the table of `cairn plans list` (and the TUI's `/plans`), and its
-//! JSON form.
+//! How plan listings look: the table of `cairn plans list` (and the TUI's `/plans`), its
+//! JSON form, and the front matter cairn shows above a stored document.
 
 use super::{PlanSummary, front_matter};
 use serde_json::json;
@@ -22,13 +22,17 @@ pub fn progress(summary: &PlanSummary) -> String {
     format!("{}/{}", summary.done, summary.total)
 }
 
+/// `text` with control characters blanked: titles come from the model and ids from file
+/// names, and no escape sequence of theirs may reach a terminal.
+pub fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
 /// `title` cut to `width` characters, ending in `…` when cut.
 pub fn truncate(title: &str, width: usize) -> String {
-    // Titles come from the model: no control characters (escape sequences) reach a terminal.
-    let title: String = title
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
+    let title = printable(title);
     if title.chars().count() <= width {
         return title;
     }
@@ -61,7 +65,7 @@ pub fn format_table(plans: &[PlanSummary], now: OffsetDateTime) -> String {
         .iter()
         .map(|p| {
             [
-                p.id.clone(),
+                printable(&p.id),
                 truncate(&p.title, TITLE_WIDTH),
                 p.status.as_str().to_string(),
                 progress(p),
@@ -91,6 +95,29 @@ pub fn format_table(plans: &[PlanSummary], now: OffsetDateTime) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The front matter `cairn plans show`, `/plans <id>` and `read_plan` put above a document:
+/// written from `summary` (the store's id and status), never copied from the document.
+pub fn header(summary: &PlanSummary) -> String {
+    // Names are file names, which may hold anything (a newline and a fake `status:` line):
+    // quoted unless plainly a word, so every value stays on its own line.
+    let plain = |v: &str| {
+        !v.is_empty()
+            && v.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    };
+    let mut fields = vec![
+        ("id", summary.id.clone(), !plain(&summary.id)),
+        ("title", summary.title.clone(), true),
+        ("status", summary.status.as_str().to_string(), false),
+        ("created", front_matter::format_time(summary.created), false),
+        ("updated", front_matter::format_time(summary.updated), false),
+    ];
+    if let Some(conversation) = &summary.conversation {
+        fields.push(("conversation", conversation.clone(), !plain(conversation)));
+    }
+    front_matter::render(&fields)
 }
 
 /// The listing as a JSON array (for `cairn plans list --json`).

@@ -6,7 +6,13 @@
 //!   step details, notes and the completion record. They parse back into a [`Plan`].
 //! - plan-mode plans (`{conversation_id}_{YYYYMMDD_HHMMSS}.md`), free Markdown the model wrote
 //!   in plan mode. They are listed with what can be read from them (first heading, checkboxes)
-//!   and gain front matter when the user approves them ([`PlanStore::mark_plan_mode_plan`]).
+//!   and never rewritten by cairn: approving one only records it
+//!   ([`PlanStore::mark_plan_mode_plan`]).
+//!
+//! A document's id is its file name and its status is what cairn's [`record`] says (a draft
+//! when there is none): front matter in a document is never believed, because the model
+//! shapes the text. Every file is read through [`regular_file`], so a FIFO, socket or device
+//! in the directory is skipped at once, never waited on.
 //!
 //! [`PlanStore::list`] never fails on one bad file: a corrupt document is reported by name in
 //! [`Listing::skipped`] and left out.
@@ -15,6 +21,8 @@ pub mod document;
 pub mod front_matter;
 pub mod listing;
 pub mod plan_mode_doc;
+pub mod record;
+pub mod regular_file;
 pub mod reminder;
 pub mod revise;
 pub mod store;
@@ -31,7 +39,8 @@ pub const STRUCTURED_ID_PREFIX: &str = "plan-";
 
 /// A structured plan with the metadata its document carries besides the [`Plan`] itself.
 ///
-/// `plan.id`, `plan.title` and `plan.status` are the front matter's id, title and status.
+/// As [`PlanStore::load`] returns it, `plan.id` is the file name, `plan.status`, `created`,
+/// `updated` and `conversation` are cairn's record, and `plan.title` is the document's.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlanDocument {
     /// The plan.
@@ -75,7 +84,8 @@ impl PlanKind {
     }
 }
 
-/// One stored plan as listings show it.
+/// One stored plan as listings show it: id from the file name, status, times and conversation
+/// from cairn's record (see [`record`]), title and progress from the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlanSummary {
     /// Id (a structured plan's id, or a plan-mode file's stem).
@@ -154,6 +164,14 @@ pub enum PlanStoreError {
         "'{0}' is a plan-mode plan (free Markdown); it can be read but not changed with the structured plan tools."
     )]
     NotStructured(String),
+    /// A plan-mode approval named a file that is not a plan-mode plan of this store.
+    #[error("{path} is not a plan-mode plan file: {reason}.")]
+    NotPlanModePlan {
+        /// The file named.
+        path: PathBuf,
+        /// Why not.
+        reason: String,
+    },
     /// Reading or writing failed.
     #[error("{path}: {source}")]
     Io {

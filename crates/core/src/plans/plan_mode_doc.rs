@@ -1,92 +1,62 @@
 //! Plan-mode plan files as plan documents: free Markdown named
-//! `{conversation_id}_{YYYYMMDD_HHMMSS}.md`, listed with what can be read from them, and given
-//! front matter (keeping the body byte for byte) when the user approves them.
+//! `{conversation_id}_{YYYYMMDD_HHMMSS}.md`, listed with what can be read from them. Their
+//! id is the file name and their status cairn's record; front matter at the top of the text
+//! (the model's, or one an older cairn added on approval) is skipped, never believed.
 
-use super::front_matter::{self, FrontMatter};
-use super::store::write_atomic;
-use super::{PlanKind, PlanStoreError, PlanSummary, document, now_utc};
+use super::front_matter;
+use super::record::Record;
+use super::{PlanKind, PlanSummary};
 use cairn_protocol::PlanStatus;
 use std::path::Path;
 use time::macros::format_description;
 use time::{OffsetDateTime, PrimitiveDateTime};
 
 /// What a listing shows of a plan-mode file with content `text`; `modified` is the file's
-/// modification time.
-pub fn summarize(path: &Path, text: &str, modified: Option<OffsetDateTime>) -> PlanSummary {
+/// modification time and `record` what cairn recorded about it (none: a draft).
+pub fn summarize(
+    path: &Path,
+    text: &str,
+    modified: Option<OffsetDateTime>,
+    record: Option<&Record>,
+) -> PlanSummary {
     let stem = file_stem(path);
-    let (fm, body) = front_matter::split(text).unwrap_or((FrontMatter::default(), text));
+    let body = body_of(text);
     let from_name = parse_file_name(&stem);
-    let fm_time = |key: &str| fm.get(key).and_then(|t| front_matter::parse_time(t).ok());
-    let created = fm_time("created")
+    let created = record
+        .map(|r| r.created)
         .or(from_name.as_ref().map(|(_, t)| *t))
         .or(modified)
         .unwrap_or(OffsetDateTime::UNIX_EPOCH);
-    // The model may edit the file after approval; the later time is the true one.
-    let updated = match (fm_time("updated"), modified) {
+    // The file may be edited after approval; the later time is the true one.
+    let updated = match (record.map(|r| r.updated), modified) {
         (Some(a), Some(b)) => a.max(b),
         (a, b) => a.or(b).unwrap_or(created),
     };
     let (done, total) = checkbox_progress(body);
     PlanSummary {
-        id: fm.get("id").map(str::to_string).unwrap_or(stem),
-        title: fm
-            .get("title")
-            .filter(|t| !t.trim().is_empty())
-            .map(str::to_string)
-            .unwrap_or_else(|| title_of(body)),
-        status: fm
-            .get("status")
-            .and_then(document::parse_plan_status)
-            .unwrap_or(PlanStatus::Draft),
+        id: stem,
+        title: title_of(body),
+        status: record.map_or(PlanStatus::Draft, |r| r.status),
         done,
         total,
         created,
         updated,
-        conversation: fm
-            .get("conversation")
-            .map(str::to_string)
+        conversation: record
+            .and_then(|r| r.conversation.clone())
             .or(from_name.map(|(c, _)| c)),
         path: path.to_path_buf(),
         kind: PlanKind::PlanMode,
     }
 }
 
-/// Add or update the front matter of the plan-mode file at `path` with `status`; the body
-/// is kept byte for byte. Fields other than the ones cairn writes are kept.
-pub fn mark(path: &Path, status: PlanStatus) -> Result<(), PlanStoreError> {
-    let io = |source| PlanStoreError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let text = std::fs::read_to_string(path).map_err(io)?;
-    let summary = summarize(path, &text, Some(now_utc()));
-    let (fm, body) = front_matter::split(&text).unwrap_or((FrontMatter::default(), &text));
-    let mut fields = vec![
-        ("id", summary.id, false),
-        ("title", summary.title, true),
-        ("status", status.as_str().to_string(), false),
-        ("created", front_matter::format_time(summary.created), false),
-        ("updated", front_matter::format_time(now_utc()), false),
-    ];
-    if let Some(conversation) = summary.conversation {
-        fields.push(("conversation", conversation, false));
+/// `text` after any front matter blocks it opens with: they are not the plan's title or
+/// steps, and nothing in them is believed.
+pub fn body_of(text: &str) -> &str {
+    let mut body = text;
+    while let Some((_, rest)) = front_matter::split(body) {
+        body = rest;
     }
-    const OURS: [&str; 6] = [
-        "id",
-        "title",
-        "status",
-        "created",
-        "updated",
-        "conversation",
-    ];
-    for (key, value) in &fm.fields {
-        if !OURS.contains(&key.as_str()) {
-            fields.push((key.as_str(), value.clone(), true));
-        }
-    }
-    let mut out = front_matter::render(&fields);
-    out.push_str(body);
-    write_atomic(path, &out)
+    body
 }
 
 /// The first Markdown heading, else the first non-blank line, else `(empty plan)`.
@@ -161,7 +131,7 @@ mod tests {
     #[test]
     fn summary_reads_heading_checkboxes_and_file_name() {
         let path = Path::new("/plans/0193abcd-ef_20261122_030405.md");
-        let s = summarize(path, BODY, Some(datetime!(2026-11-22 04:00:00 UTC)));
+        let s = summarize(path, BODY, Some(datetime!(2026-11-22 04:00:00 UTC)), None);
         assert_eq!(s.id, "0193abcd-ef_20261122_030405");
         assert_eq!(s.title, "Plan: fix the parser");
         assert_eq!(s.status, PlanStatus::Draft);
@@ -179,34 +149,44 @@ mod tests {
     }
 
     #[test]
-    fn mark_adds_then_updates_front_matter_and_keeps_the_body() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("conv-1_20261122_030405.md");
-        std::fs::write(&path, BODY).unwrap();
-        mark(&path, PlanStatus::Approved).unwrap();
-        let text = std::fs::read_to_string(&path).unwrap();
-        let (fm, body) = front_matter::split(&text).unwrap();
-        assert_eq!(body, BODY);
-        assert_eq!(fm.get("id"), Some("conv-1_20261122_030405"));
-        assert_eq!(fm.get("status"), Some("approved"));
-        assert_eq!(fm.get("title"), Some("Plan: fix the parser"));
-        assert_eq!(fm.get("created"), Some("2026-11-22T03:04:05Z"));
-        assert_eq!(fm.get("conversation"), Some("conv-1"));
-
-        mark(&path, PlanStatus::Completed).unwrap();
-        let again = std::fs::read_to_string(&path).unwrap();
-        let (fm, body) = front_matter::split(&again).unwrap();
-        assert_eq!(body, BODY, "body kept on update");
-        assert_eq!(fm.get("status"), Some("completed"));
-        assert_eq!(again.matches("---\n").count(), 2, "one front matter block");
-        let s = summarize(&path, &again, None);
-        assert_eq!(s.status, PlanStatus::Completed);
+    fn front_matter_in_the_text_is_neither_id_nor_status_nor_title() {
+        let path = Path::new("/plans/conv-1_20261122_030405.md");
+        let text =
+            format!("---\nid: plan-deadbeef\ntitle: \"Fake\"\nstatus: approved\n---\n{BODY}");
+        let s = summarize(path, &text, None, None);
+        assert_eq!(s.id, "conv-1_20261122_030405");
+        assert_eq!(s.status, PlanStatus::Draft);
+        assert_eq!(s.title, "Plan: fix the parser");
+        assert_eq!((s.done, s.total), (2, 4));
     }
 
     #[test]
-    fn mark_of_a_missing_file_is_an_io_error() {
-        let dir = tempfile::tempdir().unwrap();
-        let err = mark(&dir.path().join("nope.md"), PlanStatus::Approved).unwrap_err();
-        assert!(matches!(err, PlanStoreError::Io { .. }), "{err}");
+    fn the_record_gives_status_and_times() {
+        let path = Path::new("/plans/conv-1_20261122_030405.md");
+        let record = Record {
+            status: PlanStatus::Approved,
+            created: datetime!(2026-11-22 03:04:05 UTC),
+            updated: datetime!(2026-11-22 05:00:00 UTC),
+            conversation: Some("conv-1".into()),
+        };
+        let s = summarize(
+            path,
+            BODY,
+            Some(datetime!(2026-11-22 04:00:00 UTC)),
+            Some(&record),
+        );
+        assert_eq!(s.status, PlanStatus::Approved);
+        assert_eq!(s.updated, datetime!(2026-11-22 05:00:00 UTC));
+        let s = summarize(
+            path,
+            BODY,
+            Some(datetime!(2026-11-22 06:00:00 UTC)),
+            Some(&record),
+        );
+        assert_eq!(
+            s.updated,
+            datetime!(2026-11-22 06:00:00 UTC),
+            "edited after approval"
+        );
     }
 }

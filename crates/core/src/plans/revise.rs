@@ -89,8 +89,8 @@ async fn collect_text(
     ))
 }
 
-/// Merge a parsed revision into `current`: identity and history are the store's, the plan
-/// is the model's. Steps are renumbered by position; dependencies must name real steps.
+/// Merge a parsed revision into `current`: identity, status and history are the store's, the
+/// plan is the model's. Steps are renumbered by position; dependencies must name real steps.
 pub fn apply(current: &PlanDocument, mut revised: Plan) -> Result<PlanDocument, ReviseError> {
     let count = revised.plan.len() as u32;
     for (index, step) in revised.plan.iter_mut().enumerate() {
@@ -106,9 +106,9 @@ pub fn apply(current: &PlanDocument, mut revised: Plan) -> Result<PlanDocument, 
     if revised.title.as_deref().is_none_or(|t| t.trim().is_empty()) {
         revised.title = current.plan.title.clone();
     }
-    if revised.status.is_none() {
-        revised.status = current.plan.status;
-    }
+    // The lifecycle status is cairn's: a revision the model wrote cannot approve or finish
+    // a plan (complete_plan does that, with its completion record).
+    revised.status = current.plan.status;
     Ok(PlanDocument {
         plan: revised,
         ..current.clone()

@@ -1,8 +1,11 @@
 //! The plan store: documents in one directory, written atomically, found by id or prefix.
+//! Ids are file names and statuses come from cairn's [`record`](super::record), never from
+//! what a document's text claims.
 
+use super::record::{Record, Records};
 use super::{
     Listing, PlanDocument, PlanKind, PlanStoreError, PlanSummary, STRUCTURED_ID_PREFIX,
-    SkippedDocument, document, now_utc, plan_mode_doc,
+    SkippedDocument, document, front_matter, listing, now_utc, plan_mode_doc, regular_file,
 };
 use cairn_protocol::{Plan, PlanStatus};
 use std::io::Write;
@@ -13,12 +16,14 @@ use time::OffsetDateTime;
 #[derive(Debug, Clone)]
 pub struct PlanStore {
     dir: PathBuf,
+    records: Records,
 }
 
 impl PlanStore {
     /// A store in `dir` (created on first write).
     pub fn new(dir: PathBuf) -> Self {
-        Self { dir }
+        let records = Records::new(&dir);
+        Self { dir, records }
     }
 
     /// The store of `$CAIRN_HOME` = `home` (`home/plans`, as [`crate::Config::plans_dir`]).
@@ -70,26 +75,39 @@ impl PlanStore {
         self.write(doc).map(|_| ())
     }
 
-    /// Write `doc` as it is (timestamps untouched), atomically. Returns the path.
+    /// Write `doc` as it is (timestamps untouched), atomically, and record its status.
+    /// Returns the path.
+    ///
+    /// The document keeps front matter for people and other tools reading the file; cairn
+    /// itself reads id and status from the record only.
     pub fn write(&self, doc: &PlanDocument) -> Result<PathBuf, PlanStoreError> {
         let path = self.path_of(doc.id());
         write_atomic(&path, &document::render(doc))?;
+        let record = Record {
+            status: doc.status(),
+            created: doc.created,
+            updated: doc.updated,
+            conversation: doc.conversation.clone(),
+        };
+        self.records.put(doc.id(), &record)?;
         Ok(path)
     }
 
-    /// Every readable plan, most recently updated first; unreadable documents are reported in
-    /// [`Listing::skipped`] and left out. A missing directory is an empty listing.
+    /// Every readable plan, most recently updated first; unreadable documents (including a
+    /// FIFO, socket or device named `*.md`, which is never opened for reading) are reported
+    /// in [`Listing::skipped`] and left out. A missing directory is an empty listing.
     pub fn list(&self) -> Listing {
         let mut listing = Listing::default();
         let Ok(entries) = std::fs::read_dir(&self.dir) else {
             return listing;
         };
+        self.records.migrate_once();
         let mut paths: Vec<PathBuf> = entries
             .filter_map(Result::ok)
             .map(|e| e.path())
             .filter(|p| {
                 p.extension().is_some_and(|e| e == "md")
-                    && p.is_file()
+                    && !p.is_dir()
                     && !p
                         .file_name()
                         .is_some_and(|n| n.to_string_lossy().starts_with('.'))
@@ -97,7 +115,7 @@ impl PlanStore {
             .collect();
         paths.sort();
         for path in paths {
-            match summarize(&path) {
+            match self.summarize(&path) {
                 Ok(summary) => listing.plans.push(summary),
                 Err(reason) => {
                     let file_name = path
@@ -167,34 +185,101 @@ impl PlanStore {
         }
     }
 
-    /// The structured plan `query` names (id or unique prefix).
+    /// The structured plan `query` names (id or unique prefix). Its id, status, timestamps
+    /// and conversation are the store's (see [`PlanSummary`]), whatever its front matter says.
     pub fn load(&self, query: &str) -> Result<PlanDocument, PlanStoreError> {
         let summary = self.find(query)?;
         if summary.kind != PlanKind::Structured {
             return Err(PlanStoreError::NotStructured(summary.id));
         }
         let text = read(&summary.path)?;
-        document::parse(&text).map_err(|e| PlanStoreError::Corrupt {
+        let mut doc = document::parse(&text).map_err(|e| PlanStoreError::Corrupt {
             file_name: format!("{}.md", summary.id),
             reason: e.0,
-        })
+        })?;
+        doc.plan.id = Some(summary.id);
+        doc.plan.status = Some(summary.status);
+        doc.created = summary.created;
+        doc.updated = summary.updated;
+        doc.conversation = summary.conversation;
+        Ok(doc)
     }
 
-    /// The document text of any plan `query` names (structured or plan mode), as stored.
+    /// The document of any plan `query` names (structured or plan mode) as cairn shows it:
+    /// front matter written from the store's summary ([`listing::header`]), then the
+    /// document. A structured document's own front matter is replaced; a plan-mode file
+    /// follows byte for byte, so front matter the model wrote into it stays visible as the
+    /// text it is, below cairn's.
     pub fn read_text(&self, query: &str) -> Result<(PlanSummary, String), PlanStoreError> {
         let summary = self.find(query)?;
         let text = read(&summary.path)?;
-        Ok((summary, text))
+        let body = match summary.kind {
+            PlanKind::Structured => front_matter::split(&text).map_or(text.as_str(), |(_, b)| b),
+            PlanKind::PlanMode => text.as_str(),
+        };
+        let shown = format!("{}{body}", listing::header(&summary));
+        Ok((summary, shown))
     }
 
-    /// Give the plan-mode plan file at `path` front matter with `status` (adding it, or
-    /// updating the existing one); the body is kept byte for byte.
+    /// Record `status` for the plan-mode plan file at `path`. The file itself is not
+    /// touched: its text stays exactly what the model wrote and the user reviewed.
     pub fn mark_plan_mode_plan(
         &self,
         path: &Path,
         status: PlanStatus,
     ) -> Result<(), PlanStoreError> {
-        plan_mode_doc::mark(path, status)
+        let stem = self.plan_mode_stem(path)?;
+        let existing = self.records.get(&stem);
+        let named = plan_mode_doc::parse_file_name(&stem);
+        let now = now_utc();
+        let created = existing
+            .as_ref()
+            .map(|r| r.created)
+            .or(named.as_ref().map(|(_, t)| *t))
+            .unwrap_or(now);
+        let record = Record {
+            status,
+            created,
+            updated: now.max(created),
+            conversation: existing
+                .and_then(|r| r.conversation)
+                .or(named.map(|(c, _)| c)),
+        };
+        self.records.put(&stem, &record)
+    }
+
+    /// The file stem of `path` when it is a plan-mode plan file of this store: a regular
+    /// file (not a link) directly in the plans directory, not named like a structured plan.
+    fn plan_mode_stem(&self, path: &Path) -> Result<String, PlanStoreError> {
+        let refuse = |reason: &str| PlanStoreError::NotPlanModePlan {
+            path: path.to_path_buf(),
+            reason: reason.to_string(),
+        };
+        let meta = std::fs::symlink_metadata(path).map_err(|source| PlanStoreError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        if meta.file_type().is_symlink() {
+            return Err(refuse("it is a symbolic link"));
+        }
+        if let Some(kind) = regular_file::special_kind(&meta) {
+            return Err(refuse(&format!("it is {kind}, not a regular file")));
+        }
+        let same_dir = match (
+            path.parent().map(Path::canonicalize),
+            self.dir.canonicalize(),
+        ) {
+            (Some(Ok(parent)), Ok(dir)) => parent == dir,
+            _ => false,
+        };
+        let stem = plan_mode_doc::file_stem(path);
+        if !same_dir || path.extension().is_none_or(|e| e != "md") {
+            return Err(refuse("it is not a plan document in the plans directory"));
+        }
+        if stem.is_empty() || stem.starts_with('.') || stem.starts_with(STRUCTURED_ID_PREFIX) {
+            return Err(refuse("it is not named like a plan-mode plan"));
+        }
+        Ok(stem)
     }
 
     /// Record that the user approved the plan-mode plan at `path`. Failure to record is
@@ -212,45 +297,57 @@ fn new_id() -> String {
     format!("{STRUCTURED_ID_PREFIX}{}", &hex[..8])
 }
 
+/// The text of the plan document at `path`, read without blocking on a special file.
 fn read(path: &Path) -> Result<String, PlanStoreError> {
-    std::fs::read_to_string(path).map_err(|source| PlanStoreError::Io {
+    regular_file::read_to_string(path).map_err(|e| PlanStoreError::Io {
         path: path.to_path_buf(),
-        source,
+        source: match e {
+            regular_file::ReadError::Io(source) => source,
+            other => std::io::Error::new(std::io::ErrorKind::InvalidData, other.to_string()),
+        },
     })
 }
 
-/// What the listing shows of the document at `path`, or why it cannot be read.
-fn summarize(path: &Path) -> Result<PlanSummary, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot be read ({e})"))?;
-    let text = String::from_utf8(bytes).map_err(|_| "is not valid UTF-8".to_string())?;
-    let stem = plan_mode_doc::file_stem(path);
-    if !stem.starts_with(STRUCTURED_ID_PREFIX) {
+impl PlanStore {
+    /// What the listing shows of the document at `path`, or why it cannot be read.
+    ///
+    /// The id is the file stem and the status, timestamps and conversation come from the
+    /// record; the document only supplies its title and steps. Without a record a document is
+    /// a draft dated by its file, whatever its front matter claims.
+    fn summarize(&self, path: &Path) -> Result<PlanSummary, String> {
+        let text = regular_file::read_to_string(path).map_err(|e| e.to_string())?;
+        let stem = plan_mode_doc::file_stem(path);
+        let record = self.records.get(&stem);
+        // To the second, as every time cairn shows.
         let modified = std::fs::metadata(path)
             .and_then(|m| m.modified())
             .ok()
-            .map(OffsetDateTime::from);
-        return Ok(plan_mode_doc::summarize(path, &text, modified));
+            .map(OffsetDateTime::from)
+            .map(|t| t.replace_nanosecond(0).unwrap_or(t));
+        if !stem.starts_with(STRUCTURED_ID_PREFIX) {
+            return Ok(plan_mode_doc::summarize(
+                path,
+                &text,
+                modified,
+                record.as_ref(),
+            ));
+        }
+        let doc = document::parse(&text).map_err(|e| e.0)?;
+        let (done, total) = doc.plan.progress();
+        let file_time = modified.unwrap_or(OffsetDateTime::UNIX_EPOCH);
+        Ok(PlanSummary {
+            id: stem,
+            title: doc.plan.title.clone().unwrap_or_default(),
+            status: record.as_ref().map_or(PlanStatus::Draft, |r| r.status),
+            done,
+            total,
+            created: record.as_ref().map_or(file_time, |r| r.created),
+            updated: record.as_ref().map_or(file_time, |r| r.updated),
+            conversation: record.and_then(|r| r.conversation),
+            path: path.to_path_buf(),
+            kind: PlanKind::Structured,
+        })
     }
-    let doc = document::parse(&text).map_err(|e| e.0)?;
-    if doc.id() != stem {
-        return Err(format!(
-            "its front matter id '{}' does not match the file name",
-            doc.id()
-        ));
-    }
-    let (done, total) = doc.plan.progress();
-    Ok(PlanSummary {
-        id: doc.id().to_string(),
-        title: doc.plan.title.clone().unwrap_or_default(),
-        status: doc.status(),
-        done,
-        total,
-        created: doc.created,
-        updated: doc.updated,
-        conversation: doc.conversation,
-        path: path.to_path_buf(),
-        kind: PlanKind::Structured,
-    })
 }
 
 /// Write `contents` to `path` through a temporary file in the same directory and a rename,

@@ -3,6 +3,7 @@
 //! Only the user's `plan_mode_approval` op ends plan mode; this call merely asks.
 
 use crate::plan_mode::{APPROVED_TEXT, REJECTED_TEXT};
+use crate::plans::regular_file;
 use crate::session::shared::{Reply, ReplyKey, lock};
 use crate::tools::{ToolCall, ToolContext, ToolError, ToolHandler, ToolSpec, names};
 use async_trait::async_trait;
@@ -42,17 +43,24 @@ impl ToolHandler for ExitPlanModeHandler {
                 }
             }
         };
-        let plan_content = match std::fs::read_to_string(&plan_file) {
+        // Never blocks: a FIFO or device planted as the plan file is an error at once.
+        let plan_content = match regular_file::read_to_string(&plan_file) {
             Ok(text) => text,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            Err(err) if err.is_not_found() => {
                 return Err(ToolError::RespondToModel(format!(
                     "Plan file not found at {}. Please write your plan to this file before exiting.",
                     plan_file.display()
                 )));
             }
+            Err(err @ regular_file::ReadError::NotRegular(_)) => {
+                return Err(ToolError::RespondToModel(format!(
+                    "The plan file at {} {err}. Write your plan to it with write_file (that replaces it with a regular file), then call exit_plan_mode again.",
+                    plan_file.display()
+                )));
+            }
             Err(err) => {
                 return Err(ToolError::RespondToModel(format!(
-                    "Could not read the plan file at {}: {err}. Rewrite it as UTF-8 text with write_file, then call exit_plan_mode again.",
+                    "Could not read the plan file at {}: it {err}. Rewrite it as UTF-8 text with write_file, then call exit_plan_mode again.",
                     plan_file.display()
                 )));
             }
@@ -96,5 +104,34 @@ impl ToolHandler for ExitPlanModeHandler {
             }
             Ok(_) | Err(_) => Err(ToolError::RespondToModel(REJECTED_TEXT.to_string())),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::plan_support::testing::{context, run};
+    use super::*;
+    use std::time::Duration;
+
+    #[tokio::test]
+    async fn a_fifo_as_the_plan_file_is_an_error_not_a_hang() {
+        let (dir, ctx, _rx) = context(None);
+        let plan_file = lock(&ctx.shared.plan_mode)
+            .enter(&dir.path().join("plans"), time::OffsetDateTime::now_utc())
+            .unwrap();
+        nix::unistd::mkfifo(&plan_file, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        let answer = tokio::time::timeout(
+            Duration::from_secs(60),
+            run(&ExitPlanModeHandler, &ctx, json!({})),
+        )
+        .await
+        .expect("exit_plan_mode hung on a FIFO plan file");
+        let err = answer.unwrap_err();
+        assert!(
+            err.contains(
+                "is a named pipe (FIFO), not a regular file. Write your plan to it with write_file"
+            ),
+            "{err}"
+        );
     }
 }

@@ -99,11 +99,12 @@ mod tests {
 
         let plan_mode = dir.path().join("plans").join("conv_20260101_000000.md");
         std::fs::write(&plan_mode, "# Free plan\n").unwrap();
+        let (summary, _) = ctx.shared.plans.read_text("conv_").unwrap();
         assert_eq!(
             run(&ReadPlanHandler, &ctx, json!({"id": "conv_"}))
                 .await
                 .unwrap(),
-            "# Free plan\n"
+            format!("{}# Free plan\n", crate::plans::listing::header(&summary))
         );
         assert_eq!(
             run(&ReadPlanHandler, &ctx, json!({"id": "nope"}))
