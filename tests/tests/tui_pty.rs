@@ -4,7 +4,7 @@
 
 use cairn_e2e::{cairn_bin, mock_provider_args, plan_path_from};
 use cairn_mock_model::chat::{call_response as call, text_response as text};
-use cairn_mock_model::{MockResponse, MockServer, chat};
+use cairn_mock_model::{Gate, MockResponse, MockServer, chat};
 use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
 use serde_json::json;
 use std::io::{Read, Write};
@@ -480,4 +480,119 @@ async fn sigterm_restores_the_terminal() {
         .unwrap();
     assert!(status.success());
     tui.wait_exit_restored().await;
+}
+
+/// The transcript rows of a screen: everything above the plan-mode hint or the composer.
+fn transcript_rows(screen: &str) -> Vec<String> {
+    let mut rows: Vec<String> = screen
+        .lines()
+        .take_while(|l| !l.starts_with("📋") && !l.starts_with('─'))
+        .map(str::to_string)
+        .collect();
+    while rows.last().is_some_and(|r| r.trim().is_empty()) {
+        rows.pop();
+    }
+    rows
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_quit_session_resumes_with_its_transcript_checklist_and_plan_mode() {
+    let server = MockServer::start(vec![
+        call(
+            "p1",
+            "update_plan",
+            json!({"explanation": "Two steps", "plan": [
+                {"step": "Read the code", "status": "completed"},
+                {"step": "Write the answer", "status": "in_progress"}
+            ]}),
+        ),
+        text("Halfway there."),
+    ])
+    .await;
+    let home = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let args = mock_provider_args(&server.base_url());
+    let with = |first: &[&str]| -> Vec<String> {
+        first
+            .iter()
+            .map(|s| s.to_string())
+            .chain(args.iter().cloned())
+            .collect()
+    };
+
+    // A turn with a checklist, then plan mode; quit.
+    let mut tui = Tui::start(home.path(), work.path(), &args);
+    tui.wait_for_text("Ask cairn anything").await;
+    tui.submit("plan the work");
+    tui.wait_for_text("Halfway there.").await;
+    tui.wait_for("the task to end", |s| !s.contains("Working ("))
+        .await;
+    tui.submit("/plan");
+    let before = tui.wait_for_text("📋").await;
+    let before_rows = transcript_rows(&before);
+    assert!(before.contains(" PLAN MODE "), "{before}");
+    assert!(
+        before_rows.iter().any(|r| r.contains("✔ Read the code")),
+        "{before}"
+    );
+    tui.quit().await;
+
+    // `cairn resume --last`: the same transcript, plan mode, and the checklist pinned again
+    // once a task runs.
+    let gate = Gate::new();
+    server.push(MockResponse::sse(chat::text("Still planning.")).gate_at(0, &gate));
+    let mut tui = Tui::start(home.path(), work.path(), &with(&["resume", "--last"]));
+    let resumed = tui.wait_for_text("Resumed session from").await;
+    assert_eq!(
+        transcript_rows(&resumed)[..before_rows.len()],
+        before_rows[..],
+        "before:\n{before}\nresumed:\n{resumed}"
+    );
+    assert!(resumed.contains(" PLAN MODE "), "{resumed}");
+    assert!(resumed.contains("📋"), "the plan-mode hint: {resumed}");
+    tui.submit("go on");
+    let working = tui.wait_for_text("Plan · 1 of 2 done").await;
+    assert!(working.contains("□ Write the answer"), "{working}");
+    gate.open();
+    tui.wait_for_text("Still planning.").await;
+    tui.wait_for("the task to end", |s| !s.contains("Working ("))
+        .await;
+    tui.quit().await;
+
+    // `cairn resume`: the picker lists it; Enter opens it.
+    let mut tui = Tui::start(home.path(), work.path(), &with(&["resume"]));
+    let picker = tui.wait_for_text("plan the work").await;
+    assert!(picker.contains("Resume a session"), "{picker}");
+    assert!(picker.contains("1 of 1"), "{picker}");
+    assert!(picker.contains("plan mode · 2 turns"), "{picker}");
+    tui.send("\r");
+    let reopened = tui.wait_for_text("Resumed session from").await;
+    assert!(reopened.contains("› plan the work"), "{reopened}");
+    assert!(reopened.contains("› go on"), "{reopened}");
+    assert!(reopened.contains("• Still planning."), "{reopened}");
+    assert!(reopened.contains(" PLAN MODE "), "{reopened}");
+    assert!(!reopened.contains("Resume a session"), "{reopened}");
+    tui.quit().await;
+
+    // Esc in the launch picker starts a fresh session; only then is a new log written.
+    let sessions = || {
+        let out = std::process::Command::new(cairn_bin())
+            .args(["sessions", "list", "--json"])
+            .env("CAIRN_HOME", home.path())
+            .current_dir(work.path())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).lines().count()
+    };
+    assert_eq!(sessions(), 1, "picking a session starts no other");
+    let mut tui = Tui::start(home.path(), work.path(), &with(&["resume"]));
+    tui.wait_for_text("plan the work").await;
+    tui.send("\x1b");
+    let fresh = tui.wait_for_text("directory:").await;
+    assert!(!fresh.contains("plan the work"), "{fresh}");
+    assert!(fresh.contains(" NORMAL "), "{fresh}");
+    tui.wait_for_text("mock/").await;
+    tui.quit().await;
+    assert_eq!(sessions(), 2);
+    assert!(server.violations().is_empty(), "{:?}", server.violations());
 }

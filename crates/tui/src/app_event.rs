@@ -2,6 +2,7 @@
 //! the user decided here instead of holding references into the app.
 
 use crate::slash::SlashCommand;
+use cairn_core::rollout::listing::SessionSummary;
 use cairn_protocol::Op;
 use std::path::PathBuf;
 use tokio::sync::mpsc;
@@ -24,6 +25,12 @@ pub enum AppEvent {
     ShowPlan(String),
     /// Run a slash command picked in the popup.
     RunCommand(SlashCommand, String),
+    /// The saved sessions, listed off the event loop for the session picker.
+    SessionsListed(Vec<SessionSummary>),
+    /// The user chose this session in the picker.
+    ResumeSession(SessionSummary),
+    /// The session picker closed without a choice.
+    PickerDismissed,
 }
 
 /// Cloneable sender of [`AppEvent`]s.

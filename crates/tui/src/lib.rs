@@ -11,6 +11,7 @@ mod editor;
 pub mod frame;
 pub mod history;
 pub mod markdown;
+mod sessions;
 pub mod slash;
 pub mod status;
 pub mod strings;
@@ -46,6 +47,16 @@ impl OpSink for SessionOps {
         let id = format!("tui-{}", self.next_id);
         self.sender.send(Submission { id: id.clone(), op });
         id
+    }
+}
+
+/// The op sink while no session runs (the picker `cairn resume` opens first): nothing can
+/// be submitted then, and the shutdown at exit has nobody to reach.
+struct NoSession;
+
+impl OpSink for NoSession {
+    fn submit(&mut self, _op: Op) -> String {
+        String::new()
     }
 }
 
@@ -94,7 +105,7 @@ pub async fn run(config: Config, launch: Launch) -> io::Result<()> {
     let Launch {
         prompt: initial_prompt,
         resumed,
-        pick_session: _,
+        pick_session,
     } = launch;
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sighup = signal(SignalKind::hangup())?;
@@ -102,21 +113,68 @@ pub async fn run(config: Config, launch: Launch) -> io::Result<()> {
     let size = guard.terminal.size()?;
     let (tx, mut app_rx) = AppEventSender::channel();
     let (frames, mut draw_rx) = frame::spawn_scheduler();
-    let (ops, mut session_events) = match resumed {
-        Some(handle) => session_parts(handle),
-        None => start_session(&config),
-    };
-    let mut session_alive = true;
-    let mut app = App::new(Box::new(ops), tx, (size.width, size.height), Instant::now());
+    let (opened_tx, mut opened_rx) = mpsc::unbounded_channel::<sessions::Opened>();
+    // With the picker first, no session starts until the user chose one or closed it, so
+    // a choice leaves no empty session behind.
+    let (ops, mut session_events, mut session_alive): (Box<dyn OpSink>, _, bool) =
+        match (resumed, pick_session) {
+            (Some(handle), _) => {
+                let (ops, events) = session_parts(handle);
+                (Box::new(ops), events, true)
+            }
+            (None, true) => (Box::new(NoSession), mpsc::unbounded_channel().1, false),
+            (None, false) => {
+                let (ops, events) = start_session(&config);
+                (Box::new(ops), events, true)
+            }
+        };
+    let mut app = App::new(ops, tx.clone(), (size.width, size.height), Instant::now());
     app.set_cairn_home(config.cairn_home.clone());
+    app.set_cwd(config.cwd.clone());
     if let Some(prompt) = initial_prompt.filter(|p| !p.trim().is_empty()) {
         app.submit_when_ready(prompt);
+    }
+    if pick_session && !session_alive {
+        app.pick_session_at_launch();
     }
     // The first frame is drawn before anything else: the composer is ready at once.
     draw(&mut guard, &mut app)?;
     let mut terminal_events = EventStream::new();
 
     let result: io::Result<()> = loop {
+        // Requests first: those made before the loop started (the launch picker's listing)
+        // are served without waiting for an event.
+        let mut quit = false;
+        for request in app.take_requests() {
+            match request {
+                Request::Quit => quit = true,
+                Request::NewSession => {
+                    app.submit_op(Op::Shutdown);
+                    let (ops, events) = start_session(&config);
+                    session_events = events;
+                    session_alive = true;
+                    app.reset_session(Box::new(ops));
+                    frames.schedule_frame();
+                }
+                Request::ListSessions => sessions::list(&config, &tx),
+                Request::ResumeSession { path, cwd } => {
+                    sessions::open(&config, path, cwd, opened_tx.clone());
+                }
+                Request::EditPlan(path) => {
+                    // Stop reading the terminal so the editor gets every key.
+                    drop(terminal_events);
+                    guard.suspend()?;
+                    let edited = editor::edit(&path).await;
+                    guard.resume()?;
+                    terminal_events = EventStream::new();
+                    app.handle_plan_edited(edited);
+                    frames.schedule_frame();
+                }
+            }
+        }
+        if quit {
+            break Ok(());
+        }
         let redraw = tokio::select! {
             event = terminal_events.next() => match event {
                 Some(Ok(event)) => {
@@ -142,6 +200,21 @@ pub async fn run(config: Config, launch: Launch) -> io::Result<()> {
                 app.handle_app_event(event);
                 true
             }
+            Some(opened) = opened_rx.recv() => {
+                app.set_now(Instant::now());
+                match opened {
+                    Ok(handle) => {
+                        // The chosen session runs: only now does the current one end.
+                        app.submit_op(Op::Shutdown);
+                        let (ops, events) = session_parts(handle);
+                        session_events = events;
+                        session_alive = true;
+                        app.reset_session(Box::new(ops));
+                    }
+                    Err(message) => app.handle_resume_failed(message),
+                }
+                true
+            }
             Some(()) = draw_rx.recv() => {
                 draw(&mut guard, &mut app)?;
                 if let Some(at) = app.next_frame_deadline() {
@@ -154,33 +227,6 @@ pub async fn run(config: Config, launch: Launch) -> io::Result<()> {
         };
         if redraw {
             frames.schedule_frame();
-        }
-        let mut quit = false;
-        for request in app.take_requests() {
-            match request {
-                Request::Quit => quit = true,
-                Request::NewSession => {
-                    app.submit_op(Op::Shutdown);
-                    let (ops, events) = start_session(&config);
-                    session_events = events;
-                    session_alive = true;
-                    app.reset_session(Box::new(ops));
-                    frames.schedule_frame();
-                }
-                Request::EditPlan(path) => {
-                    // Stop reading the terminal so the editor gets every key.
-                    drop(terminal_events);
-                    guard.suspend()?;
-                    let edited = editor::edit(&path).await;
-                    guard.resume()?;
-                    terminal_events = EventStream::new();
-                    app.handle_plan_edited(edited);
-                    frames.schedule_frame();
-                }
-            }
-        }
-        if quit {
-            break Ok(());
         }
     };
 

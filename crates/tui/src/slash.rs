@@ -14,6 +14,10 @@ pub enum SlashCommand {
     Plans,
     /// Start a new session.
     New,
+    /// Continue a saved session (the picker).
+    Resume,
+    /// Summarise the older conversation now to free context (optionally with a focus).
+    Compact,
     /// Show or switch the model.
     Model,
     /// Show or switch the approval policy.
@@ -38,6 +42,8 @@ impl SlashCommand {
             Self::Plan => "Enter plan mode for complex task planning",
             Self::Plans => "List stored plans",
             Self::New => "Start a new session",
+            Self::Resume => "Continue a saved session (pick from a list)",
+            Self::Compact => "Summarise older turns to free context (optional focus)",
             Self::Model => "Show or switch the model",
             Self::Approvals => "Show or switch when cairn asks before acting",
             Self::Status => "Show provider, model, directory, tokens and plan mode",
@@ -49,14 +55,22 @@ impl SlashCommand {
     /// Whether the command may run while a task is in progress.
     pub fn available_during_task(self) -> bool {
         match self {
-            Self::Plan | Self::New | Self::Model | Self::Approvals => false,
+            Self::Plan
+            | Self::New
+            | Self::Resume
+            | Self::Compact
+            | Self::Model
+            | Self::Approvals => false,
             Self::Plans | Self::Status | Self::Help | Self::Quit => true,
         }
     }
 
     /// Whether the command takes an argument (Tab completion then adds a space).
     pub fn takes_argument(self) -> bool {
-        matches!(self, Self::Plan | Self::Model | Self::Approvals)
+        matches!(
+            self,
+            Self::Plan | Self::Compact | Self::Model | Self::Approvals
+        )
     }
 }
 
@@ -124,6 +138,8 @@ mod tests {
                 "plan",
                 "plans",
                 "new",
+                "resume",
+                "compact",
                 "model",
                 "approvals",
                 "status",

@@ -47,6 +47,7 @@ impl StatusLine<'_> {
             (strings::BADGE_NORMAL, theme::badge_normal())
         };
         let mut left = vec![Span::styled(badge, badge_style), Span::raw(" ")];
+        let mut short_left = None;
         // One message at a time, most urgent first: the quit hint, a retry, then "Working".
         if self.ctrl_c_armed {
             left.push(Span::styled(strings::CTRL_C_AGAIN, theme::warning()));
@@ -57,39 +58,94 @@ impl StatusLine<'_> {
             ));
             match self.retry {
                 Some(retry) => left.push(Span::styled(retry.to_string(), theme::warning())),
-                None => left.push(Span::styled(strings::working(secs), theme::working())),
+                None => {
+                    let mut short = left.clone();
+                    short.push(Span::styled(strings::working_short(secs), theme::working()));
+                    short_left = Some(short);
+                    left.push(Span::styled(strings::working(secs), theme::working()));
+                }
             }
         } else if let Some(retry) = self.retry {
             left.push(Span::styled(retry.to_string(), theme::warning()));
         }
 
-        let mut right = Vec::new();
-        if let Some(tokens) = self.tokens {
-            let percent = tokens
-                .context_window
-                .filter(|w| *w > 0)
-                .map(|w| (tokens.input_tokens + tokens.output_tokens) * 100 / w);
-            right.push(Span::styled(
-                strings::tokens(tokens.total_tokens, percent),
-                theme::dim(),
-            ));
-            right.push(Span::styled(" · ", theme::dim()));
-        }
-        if self.configured {
-            let provider = self.provider.unwrap_or(strings::NO_PROVIDER);
-            right.push(Span::styled(
-                format!("{provider}/{}", self.model),
-                theme::dim(),
-            ));
-            right.push(Span::raw(" "));
-        }
+        // The right side gives way as the terminal narrows: first the token total, then the
+        // provider and model, then words; the context left stays as long as anything does.
+        let rights = self.right_sides();
+        let width = usize::from(area.width);
+        let fits = |l: &[Span<'_>], r: &[Span<'_>]| {
+            r.is_empty() || spans_width(l) + spans_width(r) < width
+        };
+        let keeps_tokens = |r: &&Vec<Span<'static>>| self.tokens.is_none() || !r.is_empty();
+        let empty = Vec::new();
+        let (left, right) = rights
+            .iter()
+            .filter(keeps_tokens)
+            .find(|r| fits(&left, r) && spans_width(&left) <= width)
+            .map(|r| (&left, r))
+            .or_else(|| {
+                let short = short_left.as_ref()?;
+                rights.iter().find(|r| fits(short, r)).map(|r| (short, r))
+            })
+            .unwrap_or((&left, &empty));
 
-        let left_width = spans_width(&left);
-        let right_width = spans_width(&right);
-        buf.set_line(area.x, area.y, &Line::from(left), area.width);
-        if left_width + right_width < usize::from(area.width) {
+        buf.set_line(area.x, area.y, &Line::from(left.clone()), area.width);
+        if !right.is_empty() {
+            let right_width = spans_width(right);
             let x = area.x + area.width - right_width as u16;
-            buf.set_line(x, area.y, &Line::from(right), right_width as u16);
+            buf.set_line(x, area.y, &Line::from(right.clone()), right_width as u16);
         }
+    }
+
+    /// The right side, from the fullest to nothing.
+    fn right_sides(&self) -> Vec<Vec<Span<'static>>> {
+        let dim = |text: String| Span::styled(text, theme::dim());
+        let model = self.configured.then(|| {
+            let provider = self.provider.unwrap_or(strings::NO_PROVIDER);
+            format!("{provider}/{}", self.model)
+        });
+        let with_model = |mut spans: Vec<Span<'static>>| {
+            if let Some(model) = &model {
+                spans.push(dim(" · ".to_string()));
+                spans.push(dim(model.clone()));
+            }
+            spans.push(Span::raw(" "));
+            spans
+        };
+        let mut sides = Vec::new();
+        match self.tokens {
+            Some(tokens) => {
+                let total = strings::compact_count(tokens.total_tokens);
+                let left = tokens
+                    .context_window
+                    .filter(|w| *w > 0)
+                    .map(|w| (tokens.input_tokens + tokens.output_tokens) * 100 / w)
+                    .map(|used| 100u64.saturating_sub(used));
+                match left {
+                    Some(left) => {
+                        let context = strings::context_left(left);
+                        sides.push(with_model(vec![
+                            dim(strings::tokens_total(&total)),
+                            dim(" · ".to_string()),
+                            dim(context.clone()),
+                        ]));
+                        sides.push(with_model(vec![dim(context.clone())]));
+                        sides.push(vec![dim(context), Span::raw(" ")]);
+                        sides.push(vec![dim(strings::context_left_short(left)), Span::raw(" ")]);
+                    }
+                    None => {
+                        sides.push(with_model(vec![dim(strings::tokens_total(&total))]));
+                        sides.push(vec![dim(strings::tokens_total(&total)), Span::raw(" ")]);
+                    }
+                }
+            }
+            None => {
+                if let Some(model) = &model {
+                    sides.push(vec![dim(model.clone()), Span::raw(" ")]);
+                }
+            }
+        }
+        sides.push(Vec::new());
+        sides
     }
 }

@@ -91,6 +91,75 @@ pub const PLANS_HEADER: &str = "Stored plans";
 /// Keys of the /plans list.
 pub const PLANS_FOOTER: &str = "[↑↓] Select  [Enter] Show  [Esc] Close";
 
+/// Title of the session picker.
+pub const PICKER_TITLE: &str = "Resume a session";
+/// Before the session picker's filter.
+pub const PICKER_FILTER_LABEL: &str = "Filter: ";
+/// The session picker's filter before anything is typed.
+pub const PICKER_PLACEHOLDER: &str = "directory, prompt, model or id";
+/// Keys of the session picker.
+pub const PICKER_FOOTER: &str = "[↑↓] Select  [Enter] Resume  [Esc] Close";
+/// The session picker while the sessions are being listed.
+pub const PICKER_LOADING: &str = "Listing saved sessions…";
+/// The session picker without sessions.
+pub const PICKER_EMPTY: &str =
+    "No other saved sessions. Sessions are saved in $CAIRN_HOME/sessions as you work.";
+/// The picked session is the one open here.
+pub const ALREADY_THIS_SESSION: &str = "That is this session: it is already open here.";
+/// A session without a message yet.
+pub const PICKER_NO_PROMPT: &str = "(no prompt yet)";
+
+/// "3 of 12" sessions match the filter.
+pub fn picker_count(shown: usize, total: usize) -> String {
+    format!("{shown} of {total}")
+}
+
+/// No session matches the filter.
+pub fn picker_no_match(query: &str) -> String {
+    format!("No session matches \"{query}\". Backspace or Ctrl+U edits the filter.")
+}
+
+/// "12s ago", "5m ago", "3h ago", "2d ago".
+pub fn age(seconds: u64) -> String {
+    match seconds {
+        s if s < 60 => format!("{s}s ago"),
+        s if s < 3600 => format!("{}m ago", s / 60),
+        s if s < 86_400 => format!("{}h ago", s / 3600),
+        s => format!("{}d ago", s / 86_400),
+    }
+}
+
+/// "1 turn", "4 turns".
+pub fn turns(count: u64) -> String {
+    if count == 1 {
+        "1 turn".to_string()
+    } else {
+        format!("{count} turns")
+    }
+}
+
+/// Shown while a picked session is being opened.
+pub fn opening_session(id: &str) -> String {
+    format!("Opening session {id}…")
+}
+
+/// A picked session could not be opened; the current one goes on.
+pub fn resume_failed(message: &str, current_goes_on: bool) -> String {
+    if current_goes_on {
+        format!("Could not resume: {message}. This session goes on.")
+    } else {
+        format!("Could not resume: {message}.")
+    }
+}
+
+/// `/compact` sent.
+pub fn compacting(focus: Option<&str>) -> String {
+    match focus {
+        Some(focus) => format!("Compacting the conversation (focus: {focus})…"),
+        None => "Compacting the conversation…".to_string(),
+    }
+}
+
 /// Unreadable documents left out of /plans.
 pub fn plans_skipped(count: usize) -> String {
     format!("{count} unreadable document(s) skipped; `cairn plans list` names them")
@@ -152,6 +221,11 @@ pub fn working(elapsed_secs: u64) -> String {
         "Working ({} • esc to interrupt)",
         format_elapsed(elapsed_secs)
     )
+}
+
+/// "Working (12s)", where the whole sentence does not fit.
+pub fn working_short(elapsed_secs: u64) -> String {
+    format!("Working ({})", format_elapsed(elapsed_secs))
 }
 
 /// 12s, 1m 05s, 1h 02m 03s.
@@ -218,16 +292,19 @@ pub fn more_lines(count: usize) -> String {
     format!("… +{count} lines ({EXPAND_HINT})")
 }
 
-/// Token usage in the status line.
-pub fn tokens(total: u64, context_percent: Option<u64>) -> String {
-    let total = compact_count(total);
-    match context_percent {
-        Some(p) => format!(
-            "{total} tokens · {}% context left",
-            100u64.saturating_sub(p)
-        ),
-        None => format!("{total} tokens"),
-    }
+/// Tokens used so far, in the status line.
+pub fn tokens_total(total: &str) -> String {
+    format!("{total} tokens")
+}
+
+/// "62% context left" (issue contract).
+pub fn context_left(percent: u64) -> String {
+    format!("{percent}% context left")
+}
+
+/// The context left where "62% context left" does not fit.
+pub fn context_left_short(percent: u64) -> String {
+    format!("{percent}% left")
 }
 
 /// Notice after a compaction.

@@ -92,11 +92,12 @@ pub fn find(sessions: &[SessionSummary], query: &str) -> Result<SessionSummary, 
     }
 }
 
-/// The most recently updated session started in `cwd`.
+/// The most recently updated session started in `cwd` that has something in it (a TUI opened
+/// and quit at once leaves an empty one).
 pub fn latest_in(sessions: &[SessionSummary], cwd: &Path) -> Result<SessionSummary, FindError> {
     sessions
         .iter()
-        .find(|s| s.cwd == cwd)
+        .find(|s| s.cwd == cwd && (s.turns > 0 || s.first_prompt.is_some()))
         .cloned()
         .ok_or_else(|| FindError::NoneHere(cwd.to_path_buf()))
 }

@@ -28,6 +28,9 @@ impl App {
             AppEvent::EditPlan(path) => self.requests.push(Request::EditPlan(path)),
             AppEvent::RunCommand(cmd, arg) => self.run_command(cmd, &arg),
             AppEvent::ShowPlan(id) => self.show_plan(&id),
+            AppEvent::SessionsListed(sessions) => self.handle_sessions_listed(sessions),
+            AppEvent::ResumeSession(summary) => self.handle_session_chosen(summary),
+            AppEvent::PickerDismissed => self.handle_picker_dismissed(),
         }
     }
 
@@ -58,6 +61,11 @@ impl App {
                         .push(HistoryCell::Error(strings::unknown_command(name)));
                 }
             }
+            return;
+        }
+        if self.awaiting_session {
+            // The chosen session is still opening: keep the text for when it runs.
+            self.composer.set_text(text);
             return;
         }
         if self.task.is_some() {
@@ -108,6 +116,16 @@ impl App {
             }
             SlashCommand::Plans => self.list_plans(),
             SlashCommand::New => self.requests.push(Request::NewSession),
+            SlashCommand::Resume => self.open_session_picker(),
+            SlashCommand::Compact => {
+                let focus = Some(arg.to_string()).filter(|a| !a.is_empty());
+                self.notice(strings::compacting(focus.as_deref()));
+                let id = self.ops.submit(Op::Compact { focus });
+                self.task = Some(RunningTask {
+                    id: Some(id),
+                    started: self.now,
+                });
+            }
             SlashCommand::Model => {
                 if arg.is_empty() {
                     self.notice(strings::model_usage(&self.model));

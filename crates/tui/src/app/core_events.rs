@@ -289,6 +289,12 @@ impl App {
             // The TUI shows what the user typed as they send it.
             EventMsg::UserMessage { .. } => {}
             EventMsg::SessionResumed { path, replay } => self.replay(&path, replay),
+            // Delegated runs are not shown yet: their events arrive as the protocol grows.
+            EventMsg::DelegateStarted { .. }
+            | EventMsg::DelegateDelta { .. }
+            | EventMsg::DelegateEvent { .. }
+            | EventMsg::DelegateCompleted { .. }
+            | EventMsg::DelegateFailed { .. } => {}
             EventMsg::ContextCompacted {
                 tokens_before,
                 tokens_after,
@@ -298,6 +304,12 @@ impl App {
                         tokens_before,
                         tokens_after,
                     )));
+                // Until the next request reports real counts, the context left is the
+                // compacted history's estimate, not the pre-compaction figure.
+                if let Some(tokens) = &mut self.tokens {
+                    tokens.input_tokens = tokens_after;
+                    tokens.output_tokens = 0;
+                }
             }
         }
     }

@@ -8,6 +8,7 @@
 mod commands;
 mod core_events;
 mod input;
+mod resume;
 
 use crate::app_event::AppEventSender;
 use crate::bottom::View;
@@ -43,6 +44,17 @@ pub enum Request {
     NewSession,
     /// Suspend the TUI and open the plan file in the user's editor.
     EditPlan(PathBuf),
+    /// List the saved sessions off the event loop; the answer is
+    /// [`crate::app_event::AppEvent::SessionsListed`].
+    ListSessions,
+    /// Open the saved session at `path` (started in `cwd`); once it runs, shut the current
+    /// one down and continue it. If it cannot be opened, [`App::handle_resume_failed`].
+    ResumeSession {
+        /// The session file.
+        path: PathBuf,
+        /// Its working directory.
+        cwd: PathBuf,
+    },
 }
 
 /// How long a first Ctrl+C waits for the second.
@@ -112,6 +124,11 @@ pub struct App {
     initial_prompt: Option<String>,
     /// `$CAIRN_HOME`, for /plans.
     cairn_home: Option<PathBuf>,
+    /// Where cairn was started: the session picker lists its sessions first.
+    cwd: Option<PathBuf>,
+    /// No session runs yet (`cairn resume` opened the picker first): closing the picker
+    /// starts one.
+    awaiting_session: bool,
 }
 
 impl App {
@@ -148,12 +165,19 @@ impl App {
             requests: Vec::new(),
             initial_prompt: None,
             cairn_home: None,
+            cwd: None,
+            awaiting_session: false,
         }
     }
 
     /// Where stored plans live (`$CAIRN_HOME`), for /plans.
     pub fn set_cairn_home(&mut self, home: PathBuf) {
         self.cairn_home = Some(home);
+    }
+
+    /// Where cairn was started, for the session picker.
+    pub fn set_cwd(&mut self, cwd: PathBuf) {
+        self.cwd = Some(cwd);
     }
 
     /// Submit `prompt` as soon as the session reports it is configured.
@@ -166,14 +190,16 @@ impl App {
         self.ops.submit(op);
     }
 
-    /// Start over with a new session's op sink (/new). The composer history is kept.
+    /// Start over with a new session's op sink (/new, /resume). The composer history is kept.
     pub fn reset_session(&mut self, ops: Box<dyn OpSink>) {
         let composer = std::mem::take(&mut self.composer);
         let pinned_visible = self.pinned_visible;
         let (tx, size, now) = (self.tx.clone(), self.size, self.now);
         let home = self.cairn_home.take();
+        let cwd = self.cwd.take();
         *self = Self::new(ops, tx, size, now);
         self.cairn_home = home;
+        self.cwd = cwd;
         self.composer = composer;
         self.composer.clear();
         self.pinned_visible = pinned_visible;

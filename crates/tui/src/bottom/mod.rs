@@ -1,12 +1,14 @@
 //! The bottom pane: the composer, the slash popup and a stack of modal views (approval
-//! overlay, question, plan review), after helix's compositor: keys go to the top view first;
-//! a view that is done returns [`ViewResult::Close`] instead of reaching into the app.
+//! overlay, question, plan review, /plans list, session picker), after helix's compositor:
+//! keys go to the top view first; a view that is done returns [`ViewResult::Close`] instead
+//! of reaching into the app.
 
 pub mod approval;
 pub mod composer;
 pub mod plan_review;
 pub mod plans_list;
 pub mod question;
+pub mod session_picker;
 pub mod slash_popup;
 
 use crate::app_event::AppEventSender;

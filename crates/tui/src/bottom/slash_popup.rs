@@ -9,7 +9,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 /// Rows the popup shows at most.
-const MAX_ROWS: usize = 8;
+const MAX_ROWS: usize = 10;
 
 /// The popup state.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,7 +83,10 @@ impl SlashPopup {
             );
             return;
         }
-        let start = self.selected.saturating_sub(MAX_ROWS - 1);
+        // Keep the highlight in the rows the layout could give (fewer than asked for when
+        // the terminal is short).
+        let rows = usize::from(area.height).clamp(1, MAX_ROWS);
+        let start = self.selected.saturating_sub(rows - 1);
         for (row, (i, cmd)) in self
             .matches
             .iter()

@@ -5,6 +5,7 @@ mod commands;
 mod conversation;
 mod overlays;
 mod screen;
+mod sessions;
 
 use super::{App, OpSink, Request};
 use crate::app_event::{AppEvent, AppEventSender};
