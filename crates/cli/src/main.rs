@@ -128,6 +128,9 @@ fn load_config(global: &GlobalArgs) -> Result<Config, ExitCode> {
 }
 
 fn main() -> ExitCode {
+    // Shell commands run under this binary re-executed as their launcher; that process stops
+    // here, before clap or tokio.
+    cairn_core::tools::handlers::shell::launcher::run_if_requested();
     let cli = Cli::parse();
     let mut config = match load_config(&cli.global) {
         Ok(config) => config,

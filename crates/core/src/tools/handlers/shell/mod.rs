@@ -1,8 +1,12 @@
-//! `shell`: run a command through `bash -lc` in its own process group. The whole group is
-//! killed on timeout, on interrupt, when the call is dropped, and when the command finishes
-//! (so background children never outlive the call). Output is captured head and tail.
+//! `shell`: run a command through `bash -c` (`-lc` when `[tools.shell] login` is set). The
+//! command runs under the launcher (`launcher.rs`), in a process group of its own; when the call
+//! ends, times out, is interrupted or dropped, the launcher kills every process the command
+//! started, including those that left the group, and cairn kills the group as a backstop.
+//! Output is captured head and tail.
 
 mod capture;
+pub mod launcher;
+mod reaper;
 
 use super::paths;
 use crate::approval::{Access, SessionScope, classifier, command_paths};
@@ -12,7 +16,8 @@ use crate::tools::{
 };
 use async_trait::async_trait;
 use capture::Capture;
-use nix::sys::signal::{Signal, killpg};
+use launcher::Via;
+use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::Pid;
 use serde::Deserialize;
 use serde_json::json;
@@ -22,16 +27,19 @@ use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt};
-use tokio::process::Command;
+use tokio::process::{Child, Command};
 
 const DEFAULT_TIMEOUT_MS: u64 = 120_000;
-const MAX_TIMEOUT_MS: u64 = 30 * 60 * 1000;
 /// Bytes kept from the start and from the end of each stream.
 const HEAD_BYTES: usize = 16 * 1024;
 const TAIL_BYTES: usize = 16 * 1024;
 /// After the command ends, how long to wait for output still in the pipes. Only a process
-/// that left the group (setsid) can hold them open longer.
+/// that left the group (setsid) without the launcher there to kill it can hold them open
+/// longer.
 const DRAIN_WAIT: Duration = Duration::from_secs(2);
+/// How long the launcher gets to kill what the command started before cairn kills its
+/// process group (and with it the launcher).
+const LAUNCHER_GRACE: Duration = Duration::from_millis(500);
 /// Longest command text quoted in a one-line description.
 const DESCRIBE_CHARS: usize = 120;
 
@@ -51,15 +59,16 @@ impl ToolHandler for ShellHandler {
         ToolSpec {
             name: names::SHELL.to_string(),
             description: format!(
-                "Run a shell command with `bash -lc` and get its exit code and output (stdout and stderr; long output keeps the start and the end). Runs in the working directory unless `workdir` is given. Times out after {} s unless `timeout_ms` says otherwise; on timeout the command and everything it started are killed. Background processes are stopped when the command ends. stdin is empty, so avoid interactive programs. Prefer read_file, list_dir, glob_files and grep_files for reading and searching.",
-                DEFAULT_TIMEOUT_MS / 1000
+                "Run a shell command with `bash -c` and get its exit code and output (stdout and stderr; long output keeps the start and the end). Runs in the working directory unless `workdir` is given. Times out after {} s unless `timeout_ms` says otherwise, up to the user's limit ([tools.shell] max_timeout_ms, {} minutes unless configured); on timeout the command and everything it started are killed. Background processes, daemons included, are stopped when the command ends. stdin is empty, so avoid interactive programs. Prefer read_file, list_dir, glob_files and grep_files for reading and searching.",
+                DEFAULT_TIMEOUT_MS / 1000,
+                crate::config::DEFAULT_SHELL_MAX_TIMEOUT_MS / 60_000
             ),
             parameters: json!({
                 "type": "object",
                 "properties": {
                     "command": {"type": "string", "description": "The command line, as typed in bash."},
                     "workdir": {"type": "string", "description": "Directory to run in, relative to the working directory or absolute. Default: the working directory."},
-                    "timeout_ms": {"type": "integer", "minimum": 1, "description": "Timeout in milliseconds. Default 120000."}
+                    "timeout_ms": {"type": "integer", "minimum": 1, "description": "Timeout in milliseconds. Default 120000; capped by the user's [tools.shell] max_timeout_ms."}
                 },
                 "required": ["command"],
                 "additionalProperties": false
@@ -115,12 +124,49 @@ impl ToolHandler for ShellHandler {
             ));
         }
         let workdir = workdir(&args, &ctx.cwd)?;
-        let timeout = Duration::from_millis(
-            args.timeout_ms
-                .unwrap_or(DEFAULT_TIMEOUT_MS)
-                .clamp(1, MAX_TIMEOUT_MS),
-        );
-        run(&args.command, &workdir, timeout, ctx).await
+        let limit = TimeLimit::new(args.timeout_ms, ctx.config().shell.max_timeout_ms);
+        run(&args.command, &workdir, &limit, ctx).await
+    }
+}
+
+/// A call's timeout: what the model asked for, within the user's cap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct TimeLimit {
+    timeout: Duration,
+    /// `[tools.shell] max_timeout_ms`, when it lowered what the model asked for.
+    capped_at: Option<Duration>,
+}
+
+impl TimeLimit {
+    fn new(asked_ms: Option<u64>, max_ms: u64) -> Self {
+        let max_ms = max_ms.max(1);
+        let ms = asked_ms.unwrap_or(DEFAULT_TIMEOUT_MS).clamp(1, max_ms);
+        Self {
+            timeout: Duration::from_millis(ms),
+            // The default silently fits a smaller cap; only the model's own ask is reported.
+            capped_at: asked_ms
+                .is_some_and(|asked| asked > max_ms)
+                .then(|| Duration::from_millis(max_ms)),
+        }
+    }
+
+    /// The sentence telling the model its timeout was lowered, if it was.
+    fn note(&self) -> Option<String> {
+        self.capped_at.map(|cap| {
+            format!(
+                "The timeout was capped at {} by [tools.shell] max_timeout_ms.",
+                whole_seconds(cap)
+            )
+        })
+    }
+}
+
+/// "600 s", or "1.5 s" when not a whole number of seconds.
+fn whole_seconds(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{} s", d.as_secs())
+    } else {
+        seconds(d)
     }
 }
 
@@ -151,20 +197,68 @@ fn workdir(args: &ShellArgs, cwd: &Path) -> Result<PathBuf, ToolError> {
     Ok(dir)
 }
 
-/// Kills the process group when dropped, so a dropped or failed call leaves nothing behind.
-struct GroupGuard(Pid);
+/// The command's processes: the launcher (or bash) leads a process group of its own. Unless
+/// [`ProcessTree::finished`] ran, dropping it stops everything, so a dropped or failed call
+/// leaves nothing behind.
+struct ProcessTree {
+    leader: Pid,
+    via: Via,
+    armed: bool,
+}
 
-impl GroupGuard {
-    fn kill(&self) {
-        // ESRCH (already gone) is the expected outcome for a finished command.
-        let _ = killpg(self.0, Signal::SIGKILL);
+impl ProcessTree {
+    /// Stop a command that is still running: the launcher first, which kills every
+    /// descendant, then the whole group.
+    async fn stop(&mut self, child: &mut Child) {
+        if self.via == Via::Launcher {
+            let _ = kill(self.leader, Signal::SIGTERM);
+            let _ = tokio::time::timeout(LAUNCHER_GRACE, child.wait()).await;
+        }
+        self.finished();
+        let _ = child.wait().await;
+    }
+
+    /// The leader has ended: kill what may remain of the group (with the launcher, nothing
+    /// should) and disarm the drop.
+    fn finished(&mut self) {
+        // ESRCH (already gone) is the expected outcome.
+        let _ = killpg(self.leader, Signal::SIGKILL);
+        self.armed = false;
     }
 }
 
-impl Drop for GroupGuard {
+impl Drop for ProcessTree {
     fn drop(&mut self) {
-        self.kill();
+        if !self.armed {
+            return;
+        }
+        match self.via {
+            Via::Direct => {
+                let _ = killpg(self.leader, Signal::SIGKILL);
+            }
+            Via::Launcher => {
+                // Killing the group at once would kill the launcher before it reached the
+                // processes that left the group; a drop cannot wait, so a thread does.
+                let leader = self.leader;
+                let _ = kill(leader, Signal::SIGTERM);
+                std::thread::spawn(move || {
+                    let deadline = Instant::now() + LAUNCHER_GRACE;
+                    while Instant::now() < deadline && running(leader) {
+                        std::thread::sleep(Duration::from_millis(10));
+                    }
+                    let _ = killpg(leader, Signal::SIGKILL);
+                });
+            }
+        }
     }
+}
+
+/// True while `pid` exists and has not ended (a zombie has).
+fn running(pid: Pid) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z'))
+    })
 }
 
 /// How the wait ended.
@@ -177,32 +271,28 @@ enum Ending {
 async fn run(
     command: &str,
     workdir: &Path,
-    timeout: Duration,
+    limit: &TimeLimit,
     ctx: &ToolContext,
 ) -> Result<String, ToolError> {
     let started = Instant::now();
-    let mut child = Command::new("bash")
-        .arg("-lc")
-        .arg(command)
+    let (program, via) = launcher::command(command, ctx.config().shell.login);
+    let mut child = Command::from(program)
         .current_dir(workdir)
-        .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .env("PAGER", "cat")
-        .env("GIT_PAGER", "cat")
-        // A repository planted by file writes (a bare repo's `config` with core.fsmonitor or
-        // diff.external) must not make a "read-only" git command run its code.
-        .env("GIT_CONFIG_COUNT", "1")
-        .env("GIT_CONFIG_KEY_0", "safe.bareRepository")
-        .env("GIT_CONFIG_VALUE_0", "explicit")
         .process_group(0)
-        .kill_on_drop(true)
+        // The launcher is stopped by `ProcessTree`: a SIGKILL would leave it no time to clean.
+        .kill_on_drop(via == Via::Direct)
         .spawn()
         .map_err(|e| ToolError::RespondToModel(format!("Could not start bash: {e}")))?;
     let pid = child
         .id()
         .ok_or_else(|| ToolError::RespondToModel("The command exited before it started.".into()))?;
-    let guard = GroupGuard(Pid::from_raw(pid as i32));
+    let mut tree = ProcessTree {
+        leader: Pid::from_raw(pid as i32),
+        via,
+        armed: true,
+    };
     let stdout = Arc::new(Mutex::new(Capture::new(HEAD_BYTES, TAIL_BYTES)));
     let stderr = Arc::new(Mutex::new(Capture::new(HEAD_BYTES, TAIL_BYTES)));
     let readers = [
@@ -215,31 +305,38 @@ async fn run(
             Ok(status) => Ending::Exited(status),
             Err(e) => return Err(ToolError::RespondToModel(format!("Waiting for the command failed: {e}"))),
         },
-        _ = tokio::time::sleep(timeout) => Ending::TimedOut,
+        _ = tokio::time::sleep(limit.timeout) => Ending::TimedOut,
         _ = ctx.cancel.cancelled() => Ending::Interrupted,
     };
     // Whatever happened, nothing the command started may keep running.
-    guard.kill();
-    if !matches!(ending, Ending::Exited(_)) {
-        let _ = child.wait().await;
+    match ending {
+        Ending::Exited(_) => tree.finished(),
+        Ending::TimedOut | Ending::Interrupted => tree.stop(&mut child).await,
     }
     for mut reader in readers.into_iter().flatten() {
-        // A daemon that escaped the group may hold the pipes open: stop reading, do not leak.
+        // Without the launcher, a daemon that escaped the group may hold the pipes open: stop
+        // reading, do not leak.
         if tokio::time::timeout(DRAIN_WAIT, &mut reader).await.is_err() {
             reader.abort();
         }
     }
     let elapsed = started.elapsed();
     let output = render_output(&stdout, &stderr);
+    let note = limit.note();
     match ending {
         Ending::Exited(status) => Ok(format!(
-            "Exit code: {}\nDuration: {}\n{output}",
+            "Exit code: {}\nDuration: {}\n{}{output}",
             exit_text(status),
-            seconds(elapsed)
+            seconds(elapsed),
+            note.map(|n| format!("{n}\n")).unwrap_or_default(),
         )),
         Ending::TimedOut => Err(ToolError::RespondToModel(format!(
-            "Timed out after {}: the command and every process it started were killed. Run it with a larger timeout_ms if it needs longer, or in smaller steps.\n{output}",
-            seconds(timeout)
+            "Timed out after {}: the command and every process it started were killed. {}\n{output}",
+            seconds(limit.timeout),
+            note.map_or(
+                "Run it with a larger timeout_ms if it needs longer, or in smaller steps.".into(),
+                |n| format!("{n} Run it in smaller steps."),
+            ),
         ))),
         Ending::Interrupted => Err(ToolError::RespondToModel(format!(
             "Interrupted by the user after {}; the command and every process it started were stopped.\n{output}",

@@ -42,8 +42,114 @@ fn first_number(text: &str) -> i32 {
         .unwrap_or_else(|| panic!("no pid in {text}"))
 }
 
-// `bash -lc` reads the login profile, which on some machines writes to stderr by itself; the
-// assertions below allow for lines before the command's own stderr.
+// These tests run in a test binary, which cannot serve as the launcher: they take the direct
+// path (bash in its own process group). The launcher is tested through the real binary in
+// tests/tests/shell_reaper.rs.
+
+/// A context like `ws.ctx` whose shell settings are `shell`.
+fn with_shell(ws: &Workspace, shell: crate::config::ShellSettings) -> ToolContext {
+    let mut config = ws.ctx.config().clone();
+    config.shell = shell;
+    ToolContext {
+        shared: Arc::new(crate::session::shared::SessionShared::new(
+            config, None, false,
+        )),
+        ..ws.ctx.clone()
+    }
+}
+
+fn call(args: serde_json::Value) -> ToolCall {
+    ToolCall {
+        call_id: "c".into(),
+        name: names::SHELL.into(),
+        arguments: args.to_string(),
+    }
+}
+
+#[test]
+fn the_model_cannot_raise_the_timeout_above_the_cap() {
+    let ten_minutes = 600_000;
+    let asked_hour = TimeLimit::new(Some(3_600_000), ten_minutes);
+    assert_eq!(asked_hour.timeout, Duration::from_secs(600));
+    assert_eq!(
+        asked_hour.note().as_deref(),
+        Some("The timeout was capped at 600 s by [tools.shell] max_timeout_ms.")
+    );
+    let asked_less = TimeLimit::new(Some(5_000), ten_minutes);
+    assert_eq!(asked_less.timeout, Duration::from_secs(5));
+    assert_eq!(asked_less.note(), None);
+    let default = TimeLimit::new(None, ten_minutes);
+    assert_eq!(default.timeout, Duration::from_millis(DEFAULT_TIMEOUT_MS));
+    assert_eq!(default.note(), None);
+    // A cap below the default lowers it without a note: the model asked for nothing.
+    let small_cap = TimeLimit::new(None, 1_500);
+    assert_eq!(small_cap.timeout, Duration::from_millis(1_500));
+    assert_eq!(small_cap.note(), None);
+    assert_eq!(
+        TimeLimit::new(Some(2_000), 1_500).note().as_deref(),
+        Some("The timeout was capped at 1.5 s by [tools.shell] max_timeout_ms.")
+    );
+    assert_eq!(
+        TimeLimit::new(Some(0), ten_minutes).timeout,
+        Duration::from_millis(1)
+    );
+}
+
+#[tokio::test]
+async fn a_capped_timeout_is_enforced_and_reported() {
+    let ws = Workspace::new();
+    let ctx = with_shell(
+        &ws,
+        crate::config::ShellSettings {
+            max_timeout_ms: 2_000,
+            login: false,
+        },
+    );
+    let err = ShellHandler
+        .handle(
+            &call(json!({"command": "sleep 60", "timeout_ms": 3_600_000})),
+            &ctx,
+        )
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("Timed out after 2.0 s: the command and every process it started were killed. The timeout was capped at 2 s by [tools.shell] max_timeout_ms. Run it in smaller steps."),
+        "{err}"
+    );
+    let out = ShellHandler
+        .handle(
+            &call(json!({"command": "echo quick", "timeout_ms": 3_600_000})),
+            &ctx,
+        )
+        .await
+        .unwrap();
+    assert!(
+        out.contains(
+            "\nThe timeout was capped at 2 s by [tools.shell] max_timeout_ms.\nOutput:\nquick"
+        ),
+        "{out}"
+    );
+}
+
+#[tokio::test]
+async fn commands_run_in_a_login_shell_only_when_configured() {
+    let ws = Workspace::new();
+    let probe = json!({"command": "shopt -q login_shell && echo login-shell || echo plain-shell"});
+    let plain = ws.ok(&ShellHandler, probe.clone()).await;
+    assert!(plain.contains("Output:\nplain-shell"), "{plain}");
+    let ctx = with_shell(
+        &ws,
+        crate::config::ShellSettings {
+            login: true,
+            ..Default::default()
+        },
+    );
+    let login = ShellHandler.handle(&call(probe), &ctx).await.unwrap();
+    // A login profile may print lines of its own first.
+    assert!(login.contains("login-shell"), "{login}");
+    assert!(!login.contains("plain-shell"), "{login}");
+}
 
 #[tokio::test]
 async fn reports_exit_code_duration_stdout_and_stderr() {
