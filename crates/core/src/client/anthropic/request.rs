@@ -119,7 +119,7 @@ pub fn request_body(request: &ModelRequest, max_tokens: u32, thinking: Option<u3
                 json!({
                     "name": t.name,
                     "description": t.description,
-                    "input_schema": t.parameters,
+                    "input_schema": input_schema(&t.parameters),
                 })
             })
             .collect();
@@ -152,6 +152,19 @@ impl Messages {
     }
 }
 
+/// A tool's schema as Anthropic takes it: the API refuses `anyOf`, `oneOf` and `allOf` at the
+/// top level, so they are dropped there (the handler checks the same rules and answers the
+/// model in words when a call breaks them).
+fn input_schema(parameters: &serde_json::Value) -> serde_json::Value {
+    let mut schema = parameters.clone();
+    if let Some(map) = schema.as_object_mut() {
+        for key in ["anyOf", "oneOf", "allOf"] {
+            map.remove(key);
+        }
+    }
+    schema
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -168,6 +181,20 @@ mod tests {
                 parameters: json!({"type": "object"}),
             }],
         }
+    }
+
+    #[test]
+    fn top_level_any_of_is_dropped_and_nested_kept() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"batch": {"type": "array", "items": {"anyOf": [{"type": "string"}]}}},
+            "anyOf": [{"required": ["agent_id"]}, {"required": ["batch"]}],
+            "additionalProperties": false
+        });
+        let out = input_schema(&schema);
+        assert!(out.get("anyOf").is_none());
+        assert_eq!(out["properties"], schema["properties"]);
+        assert_eq!(out["additionalProperties"], false);
     }
 
     fn history() -> Vec<ResponseItem> {
