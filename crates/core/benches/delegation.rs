@@ -33,9 +33,7 @@ async fn round(home: &std::path::Path) -> (Vec<Duration>, i64) {
     let gate = Gate::new();
     let mut responses = vec![call("d", "delegate_agent", json!({"batch": batch}))];
     for i in 0..CHILDREN {
-        responses.push(
-            MockResponse::sse(chat::text(&format!("answer {i}"))).gate_at(0, &gate),
-        );
+        responses.push(MockResponse::sse(chat::text(&format!("answer {i}"))).gate_at(0, &gate));
     }
     responses.push(text("done"));
     let server = MockServer::start(responses).await;
@@ -70,7 +68,10 @@ async fn round(home: &std::path::Path) -> (Vec<Duration>, i64) {
     gate.open();
     loop {
         let event = session.events.recv().await.unwrap();
-        if matches!(event.msg, EventMsg::TaskComplete { .. } | EventMsg::Error { .. }) {
+        if matches!(
+            event.msg,
+            EventMsg::TaskComplete { .. } | EventMsg::Error { .. }
+        ) {
             break;
         }
     }
