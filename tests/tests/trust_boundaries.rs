@@ -386,3 +386,41 @@ async fn fifos_sockets_and_devices_get_an_error_from_every_path_tool() {
     }
     assert!(tool_output(&server, "grep-all").starts_with("No matches"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn untrusted_runs_read_only_commands_and_asks_for_edits_and_the_rest() {
+    let home = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let server = MockServer::start(vec![
+        call("status", "shell", json!({"command": "git status"})),
+        call("ls", "shell", json!({"command": "ls -la"})),
+        call("touch", "shell", json!({"command": "touch x"})),
+        call(
+            "write",
+            "write_file",
+            json!({"path": "notes.txt", "content": "x\n"}),
+        ),
+        text("Done."),
+    ])
+    .await;
+    let (code, stderr) = exec(
+        &server,
+        home.path(),
+        home.path(),
+        work.path(),
+        &["--approval", "untrusted", "go"],
+    )
+    .await;
+    assert_eq!(code, 0, "{stderr}");
+    for id in ["status", "ls"] {
+        let out = tool_output(&server, id);
+        assert!(
+            out.starts_with("Exit code:"),
+            "{id} should run unasked: {out}"
+        );
+    }
+    assert_asked(&server, "touch", "--approval never");
+    assert_asked(&server, "write", "--approval never");
+    assert!(!work.path().join("x").exists());
+    assert!(!work.path().join("notes.txt").exists());
+}

@@ -229,7 +229,7 @@ async fn prompt_shows_streamed_answer_and_plan_checklist() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shell_call_under_untrusted_asks_and_runs_after_y() {
     let server = MockServer::start(vec![
-        call("s1", "shell", json!({"command": "echo hello-from-shell"})),
+        call("s1", "shell", json!({"command": "printf hello-from-shell"})),
         text("The command ran."),
     ])
     .await;
@@ -241,7 +241,7 @@ async fn shell_call_under_untrusted_asks_and_runs_after_y() {
     tui.wait_for_text("Ask cairn anything").await;
     tui.submit("say hello");
     let overlay = tui.wait_for_text("Allow this command?").await;
-    assert!(overlay.contains("$ echo hello-from-shell"), "{overlay}");
+    assert!(overlay.contains("$ printf hello-from-shell"), "{overlay}");
     assert!(overlay.contains("[y] Yes"), "{overlay}");
     tui.send("y");
     let screen = tui.wait_for_text("The command ran.").await;

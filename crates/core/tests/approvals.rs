@@ -60,7 +60,7 @@ async fn untrusted_asks_and_approval_runs_the_command() {
         ApprovalPolicy::Untrusted,
         true,
         vec![
-            call("c1", "shell", json!({"command": "echo approved-run"})),
+            call("c1", "shell", json!({"command": "printf approved-run"})),
             text("ok"),
         ],
     )
@@ -71,7 +71,7 @@ async fn untrusted_asks_and_approval_runs_the_command() {
     let (call_id, description) = next_request(&mut h).await;
     assert_eq!(call_id, "c1");
     assert!(
-        description.starts_with("Would run `echo approved-run`"),
+        description.starts_with("Would run `printf approved-run`"),
         "{description}"
     );
     h.session.submit(Op::ExecApproval {
@@ -125,8 +125,8 @@ async fn approved_for_session_is_not_asked_again() {
         ApprovalPolicy::Untrusted,
         true,
         vec![
-            call("c1", "shell", json!({"command": "echo one"})),
-            call("c2", "shell", json!({"command": "echo one"})),
+            call("c1", "shell", json!({"command": "printf one"})),
+            call("c2", "shell", json!({"command": "printf one"})),
             text("ok"),
         ],
     )
@@ -159,7 +159,7 @@ async fn abort_stops_the_turn() {
     let mut h = harness(
         ApprovalPolicy::Untrusted,
         true,
-        vec![call("c1", "shell", json!({"command": "echo never"}))],
+        vec![call("c1", "shell", json!({"command": "printf never"}))],
     )
     .await;
     h.session.submit(Op::UserInput {

@@ -276,7 +276,11 @@ async fn a_childs_approval_is_asked_through_the_parent_and_names_the_agent() {
                 "delegate_agent",
                 json!({"agent_id": "general", "prompt": "run it"}),
             ),
-            call("c1", "shell", json!({"command": "echo from-the-child"})),
+            call(
+                "c1",
+                "shell",
+                json!({"command": "mkdir made-by-child && echo from-the-child"}),
+            ),
             text("ran it"),
             text("all done"),
         ],
@@ -299,7 +303,10 @@ async fn a_childs_approval_is_asked_through_the_parent_and_names_the_agent() {
         unreachable!()
     };
     assert_eq!(call_id, "run-1:c1");
-    assert_eq!(description, "[general] Would run `echo from-the-child`");
+    assert_eq!(
+        description,
+        "[general] Would run `mkdir made-by-child && echo from-the-child`"
+    );
     h.session.submit(Op::ExecApproval {
         call_id: call_id.clone(),
         decision: ReviewDecision::Approved,

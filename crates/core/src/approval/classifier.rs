@@ -147,7 +147,11 @@ fn segment_is_safe(segment: &Segment) -> bool {
         "ls" | "cat" | "head" | "tail" | "wc" | "grep" | "echo" => true,
         // For the rest a glob could expand to a file named like a dangerous option.
         _ if segment.has_glob => false,
-        "pwd" | "which" | "true" => true,
+        "pwd" | "which" | "true" | "du" | "stat" | "diff" => true,
+        "sort" => sort_is_safe(&args),
+        "uniq" => uniq_is_safe(&args),
+        "file" => file_is_safe(&args),
+        "tree" => tree_is_safe(&args),
         "rg" => rg_is_safe(&args),
         "find" => find_is_safe(&args),
         "git" => git_is_safe(&args),
@@ -167,6 +171,48 @@ fn rg_is_safe(args: &[&str]) -> bool {
     })
 }
 
+/// True when a short-option cluster (`-nro`) or the exact long option is present.
+fn has_option(args: &[&str], short: char, long: &str) -> bool {
+    args.iter().any(|a| {
+        a.strip_prefix("--").map_or_else(
+            || a.starts_with('-') && a.len() > 1 && a[1..].contains(short),
+            |l| l == long || l.starts_with(&format!("{long}=")),
+        )
+    })
+}
+
+/// `sort` writes with `-o`/`--output` and runs a program with `--compress-program`.
+fn sort_is_safe(args: &[&str]) -> bool {
+    !has_option(args, 'o', "output") && !args.iter().any(|a| a.starts_with("--compress-program"))
+}
+
+/// `uniq INPUT OUTPUT` writes OUTPUT.
+fn uniq_is_safe(args: &[&str]) -> bool {
+    // Options that take a value: -f N, -s N, -w N.
+    let mut positional = 0;
+    let mut iter = args.iter();
+    while let Some(arg) = iter.next() {
+        if matches!(*arg, "-f" | "-s" | "-w") {
+            iter.next();
+        } else if !arg.starts_with('-') || *arg == "-" {
+            positional += 1;
+        }
+    }
+    positional <= 1
+}
+
+/// `file -C` compiles a magic file (writes `*.mgc`).
+fn file_is_safe(args: &[&str]) -> bool {
+    !has_option(args, 'C', "compile")
+}
+
+/// `tree -o FILE` writes FILE; `-R` (with `-H`) writes an index into every directory.
+fn tree_is_safe(args: &[&str]) -> bool {
+    !args
+        .iter()
+        .any(|a| *a == "-o" || *a == "-R" || a.starts_with("--output"))
+}
+
 fn find_is_safe(args: &[&str]) -> bool {
     const WRITES_OR_RUNS: &[&str] = &["-exec", "-execdir", "-delete", "-ok", "-okdir", "-fls"];
     !args
@@ -179,7 +225,10 @@ fn git_is_safe(args: &[&str]) -> bool {
     let Some((sub, rest)) = args.split_first() else {
         return false;
     };
-    if !matches!(*sub, "status" | "log" | "diff" | "show") {
+    if !matches!(
+        *sub,
+        "status" | "log" | "diff" | "show" | "blame" | "rev-parse" | "ls-files"
+    ) {
         return false;
     }
     !rest
@@ -394,6 +443,23 @@ mod tests {
         "sed -nE 's/(a+)/[\\1]/gp' f",
         "sed -n '0~4p;$=' f",
         "pwd",
+        "sort names.txt",
+        "sort -u -k2 names.txt",
+        "uniq -c sorted.txt",
+        "uniq -f 1 sorted.txt",
+        "du -sh src",
+        "git blame src/lib.rs",
+        "git blame -L 10,20 src/lib.rs",
+        "diff a.txt b.txt",
+        "diff -u a b",
+        "file Cargo.toml",
+        "stat src",
+        "tree src",
+        "tree -L 2",
+        "git rev-parse HEAD",
+        "git rev-parse --show-toplevel",
+        "git ls-files",
+        "git ls-files -m",
         "echo hello world",
         "echo 'a > b'",
         "which cargo",
@@ -466,6 +532,33 @@ mod tests {
         "sed -n",
         "sed -n '1p' *",
         "sed -n 's/a/b' f",
+        // The writing forms of the read-only commands.
+        "sort -o out.txt names.txt",
+        "sort names.txt --output=out.txt",
+        "sort -uo out.txt names.txt",
+        "sort --compress-program=sh names.txt",
+        "uniq sorted.txt out.txt",
+        "uniq -c sorted.txt out.txt",
+        "du -sh src > sizes.txt",
+        "git blame src/lib.rs > blame.txt",
+        "diff a b > d.patch",
+        "file -C -m magic",
+        "file --compile -m magic",
+        "stat src > s.txt",
+        "tree -o out.txt",
+        "tree -R -H . src",
+        "tree --output=x src",
+        // `env` alone prints every variable, API keys and tokens among them: it asks.
+        "env",
+        "env ls",
+        "env FOO=1 sh -c x",
+        "git rev-parse HEAD > head.txt",
+        "git ls-files | xargs rm",
+        "which cargo > w",
+        // Cargo runs rustc as the workspace's .cargo/config.toml says, so even `cargo
+        // metadata` and `cargo tree` can run code a file write planted: they ask.
+        "cargo metadata",
+        "cargo tree",
         // Redirects.
         "echo hi > file",
         "echo hi >> file",

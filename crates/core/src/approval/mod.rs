@@ -21,7 +21,11 @@ pub fn must_ask(policy: ApprovalPolicy, request: &ApprovalRequest, cache: &Appro
         _ if request.protected.is_some() => true,
         _ if cache.covers(request) => false,
         ApprovalPolicy::OnRequest => !request.known_safe,
-        ApprovalPolicy::Untrusted => true,
+        // As in other agents: known read-only commands run; every other command, every edit
+        // and every read outside the workspace asks.
+        ApprovalPolicy::Untrusted => {
+            !(request.known_safe && matches!(request.kind, ApprovalKind::Exec { .. }))
+        }
     }
 }
 
@@ -75,7 +79,17 @@ mod tests {
     #[test]
     fn policies_decide_as_documented() {
         let cache = ApprovalCache::default();
-        assert!(must_ask(ApprovalPolicy::Untrusted, &request(true), &cache));
+        assert!(!must_ask(ApprovalPolicy::Untrusted, &request(true), &cache));
+        assert!(must_ask(ApprovalPolicy::Untrusted, &request(false), &cache));
+        let edit = ApprovalRequest {
+            kind: ApprovalKind::Patch {
+                paths: vec!["a.rs".into()],
+                diff: String::new(),
+            },
+            ..request(true)
+        };
+        assert!(must_ask(ApprovalPolicy::Untrusted, &edit, &cache));
+        assert!(!must_ask(ApprovalPolicy::OnRequest, &edit, &cache));
         assert!(!must_ask(ApprovalPolicy::OnRequest, &request(true), &cache));
         assert!(must_ask(ApprovalPolicy::OnRequest, &request(false), &cache));
         assert!(!must_ask(ApprovalPolicy::Never, &request(false), &cache));
