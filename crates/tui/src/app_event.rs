@@ -1,6 +1,7 @@
 //! The typed internal event queue (gitui's `queue.rs`): views and the composer report what
 //! the user decided here instead of holding references into the app.
 
+use crate::agents::AgentsListing;
 use crate::slash::SlashCommand;
 use cairn_core::rollout::listing::SessionSummary;
 use cairn_protocol::Op;
@@ -31,6 +32,8 @@ pub enum AppEvent {
     ResumeSession(SessionSummary),
     /// The session picker closed without a choice.
     PickerDismissed,
+    /// The agents for /agents, loaded off the event loop.
+    AgentsListed(AgentsListing),
 }
 
 /// Cloneable sender of [`AppEvent`]s.

@@ -4,9 +4,11 @@
 //! [`app_event::AppEvent`] queue and frame ticks. Handlers change [`app::App`]; frames are drawn
 //! only when something asked for one (at most 60 per second), so an idle screen costs nothing.
 
+pub mod agents;
 pub mod app;
 pub mod app_event;
 pub mod bottom;
+pub mod delegate;
 mod editor;
 pub mod frame;
 pub mod history;
@@ -157,6 +159,7 @@ pub async fn run(config: Config, launch: Launch) -> io::Result<()> {
                     frames.schedule_frame();
                 }
                 Request::ListSessions => sessions::list(&config, &tx),
+                Request::ListAgents { cwd } => agents::list(&config, cwd, &tx),
                 Request::ResumeSession { path, cwd } => {
                     sessions::open(&config, path, cwd, opened_tx.clone());
                 }

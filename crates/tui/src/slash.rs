@@ -24,6 +24,8 @@ pub enum SlashCommand {
     Approvals,
     /// Show provider, model, directory, tokens and plan mode.
     Status,
+    /// List the agents delegate_agent can run.
+    Agents,
     /// List commands and keys.
     Help,
     /// Leave cairn.
@@ -47,6 +49,7 @@ impl SlashCommand {
             Self::Model => "Show or switch the model",
             Self::Approvals => "Show or switch when cairn asks before acting",
             Self::Status => "Show provider, model, directory, tokens and plan mode",
+            Self::Agents => "List the agents the model can delegate to",
             Self::Help => "List commands and keys",
             Self::Quit => "Exit cairn",
         }
@@ -61,7 +64,7 @@ impl SlashCommand {
             | Self::Compact
             | Self::Model
             | Self::Approvals => false,
-            Self::Plans | Self::Status | Self::Help | Self::Quit => true,
+            Self::Plans | Self::Status | Self::Agents | Self::Help | Self::Quit => true,
         }
     }
 
@@ -143,6 +146,7 @@ mod tests {
                 "model",
                 "approvals",
                 "status",
+                "agents",
                 "help",
                 "quit"
             ]

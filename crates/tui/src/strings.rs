@@ -371,7 +371,7 @@ pub fn help(commands: &[(String, &'static str)]) -> String {
         text.push_str(&format!("  {name:<12} {description}\n"));
     }
     text.push_str(
-        "\nKeys:\n  Enter        send (queued while a task runs)\n  Shift+Enter  new line (also Ctrl+J)\n  Up/Down      earlier prompts\n  Esc          interrupt the running task\n  Ctrl+C       interrupt; twice within 2 s quits\n  Ctrl+T       show or hide the pinned plan\n  Ctrl+O       expand or collapse reasoning and output\n  PgUp/PgDn    scroll the transcript (Home/End with an empty composer)",
+        "\nKeys:\n  Enter        send (queued while a task runs)\n  Shift+Enter  new line (also Ctrl+J)\n  Up/Down      earlier prompts\n  Esc          interrupt the running task\n  Ctrl+C       interrupt; twice within 2 s quits\n  Ctrl+T       show or hide the pinned plan\n  Ctrl+O       expand or collapse reasoning and output\n  Ctrl+G       select a delegated run (Up/Down, Enter opens its transcript)\n  PgUp/PgDn    scroll the transcript (Home/End with an empty composer)",
     );
     text
 }
@@ -466,3 +466,94 @@ pub fn plan_mode_on(plan_file: &Path) -> String {
 pub fn status_tokens(total: u64, input: u64, output: u64) -> String {
     format!("{total} total (last request: {input} in, {output} out)")
 }
+
+/// The delegate tree's key, in its title while it does not have the keys.
+pub const DELEGATES_HINT: &str = "ctrl+g to select";
+/// The delegate tree's keys while it has them.
+pub const DELEGATES_FOCUSED_HINT: &str = "↑↓ select · enter open · esc back";
+/// Ctrl+G without any delegated run.
+pub const NO_DELEGATED_RUNS: &str =
+    "No delegated runs yet. When the model delegates with delegate_agent, Ctrl+G selects one.";
+/// Hint on a collapsed delegation cell.
+pub const DELEGATION_EXPAND_HINT: &str = "ctrl+o for summaries";
+/// Keys of the run overlay.
+pub const RUN_VIEW_FOOTER: &str = "[↑↓ PgUp PgDn] Scroll  [o] Full output  [Esc] Close";
+/// The run overlay while the run is running.
+pub const RUN_RUNNING: &str = "running…";
+/// A run the task ended without reporting.
+pub const RUN_UNFINISHED: &str = "The run did not report an end (the task stopped first).";
+/// A run a resumed session log stops before the end of.
+pub const RUN_UNFINISHED_IN_LOG: &str = "The session log ends before this run did.";
+
+/// Title of the delegate tree: "Agents · 2 of 3 running".
+pub fn delegates_title(running: usize, total: usize) -> String {
+    if running == 0 {
+        format!("Agents · {total} finished")
+    } else {
+        format!("Agents · {running} of {total} running")
+    }
+}
+
+/// A run's call waits for the user.
+pub fn delegate_waiting(description: &str) -> String {
+    format!("waiting for approval: {description}")
+}
+
+/// Title of a delegation cell.
+pub fn delegated_runs(count: usize, failed: usize) -> String {
+    let runs = if count == 1 { "run" } else { "runs" };
+    if failed == 0 {
+        format!("Delegated {count} {runs}")
+    } else {
+        format!("Delegated {count} {runs} · {failed} failed")
+    }
+}
+
+/// Title of the run overlay.
+pub fn run_view_title(agent_id: &str, run_id: &str, status: &str) -> String {
+    format!(" {agent_id} · {run_id} · {status} ")
+}
+
+/// The end of a run in its overlay.
+pub fn run_finished(duration: Option<&str>) -> String {
+    match duration {
+        Some(d) => format!("Finished in {d}"),
+        None => "Finished".to_string(),
+    }
+}
+
+/// A failed run in its overlay.
+pub fn run_failed(error: &str) -> String {
+    format!("Failed: {error}")
+}
+
+/// Heading of /agents.
+pub fn agents_heading(count: usize, enabled: bool) -> String {
+    if enabled {
+        format!("Agents delegate_agent can run ({count}):")
+    } else {
+        format!(
+            "Delegation is off ([multi_agent] enabled = false); these {count} agents would be offered:"
+        )
+    }
+}
+
+/// One agent of /agents: "explore · read-only · built-in".
+pub fn agent_line(id: &str, read_only: bool, source: &str) -> String {
+    let access = if read_only {
+        "read-only"
+    } else {
+        "can edit and run commands"
+    };
+    format!("  {id} · {access} · {source}")
+}
+
+/// An agent file /agents could not use.
+pub fn agent_problem(problem: &str) -> String {
+    format!("  skipped: {problem}")
+}
+
+/// Where a built-in agent comes from, in /agents.
+pub const AGENT_BUILT_IN: &str = "built-in";
+/// Where a config agent comes from, in /agents.
+pub const AGENT_FROM_CONFIG: &str = "config.toml [multi_agent.agents]";

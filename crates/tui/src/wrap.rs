@@ -95,6 +95,18 @@ pub fn truncate_line(line: Line<'static>, width: usize) -> Line<'static> {
     Line::from(spans).style(line.style)
 }
 
+/// Cut a line to `width` columns, ending with `…` when something was cut (one-line rows
+/// whose end may matter: the delegate tree, the delegation cell).
+pub fn truncate_with_ellipsis(line: Line<'static>, width: usize) -> Line<'static> {
+    if line_width(&line) <= width || width == 0 {
+        return truncate_line(line, width);
+    }
+    let mut cut = truncate_line(line, width - 1);
+    let style = cut.spans.last().map(|s| s.style).unwrap_or_default();
+    cut.spans.push(Span::styled("…", style));
+    cut
+}
+
 fn expand_tabs(text: &str) -> std::borrow::Cow<'_, str> {
     if text.contains('\t') || text.contains('\r') {
         std::borrow::Cow::Owned(text.replace('\t', "    ").replace('\r', ""))
@@ -258,6 +270,15 @@ mod tests {
         for line in &lines {
             assert!(line_width(line) <= 4);
         }
+    }
+
+    #[test]
+    fn truncates_wide_characters_with_an_ellipsis() {
+        let line = truncate_with_ellipsis(Line::from("日本語のテキスト"), 7);
+        assert_eq!(texts(std::slice::from_ref(&line)), vec!["日本語…"]);
+        assert!(line_width(&line) <= 7);
+        let short = truncate_with_ellipsis(Line::from("abc"), 7);
+        assert_eq!(texts(&[short]), vec!["abc"]);
     }
 
     #[test]

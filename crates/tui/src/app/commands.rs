@@ -31,6 +31,7 @@ impl App {
             AppEvent::SessionsListed(sessions) => self.handle_sessions_listed(sessions),
             AppEvent::ResumeSession(summary) => self.handle_session_chosen(summary),
             AppEvent::PickerDismissed => self.handle_picker_dismissed(),
+            AppEvent::AgentsListed(listing) => self.notice(crate::agents::text(&listing)),
         }
     }
 
@@ -150,6 +151,10 @@ impl App {
                 None => self.notice(strings::approvals_usage(self.approval_policy.as_str())),
             },
             SlashCommand::Status => self.notice(self.status_text()),
+            SlashCommand::Agents => {
+                let cwd = self.session.as_ref().map(|s| s.cwd.clone());
+                self.requests.push(Request::ListAgents { cwd });
+            }
             SlashCommand::Help => {
                 let commands: Vec<(String, &'static str)> = SlashCommand::iter()
                     .map(|c| (format!("/{}", c.name()), c.description()))

@@ -4,14 +4,11 @@ use super::{App, RunningTask};
 use crate::bottom::approval::{ApprovalKind, ApprovalRequest, ApprovalView};
 use crate::bottom::plan_review::PlanReviewView;
 use crate::bottom::question::QuestionView;
+use crate::history::tool::PLAN_TOOLS;
 use crate::history::{HistoryCell, SessionHeader, ToolCallCell, ToolState};
 use crate::markdown::stream::StreamingMarkdown;
 use crate::strings;
-use cairn_core::tools::names;
 use cairn_protocol::{Event, EventMsg, Op, TurnAbortReason};
-
-/// Tools whose result the plan cell shows; their call cells would only repeat it.
-const PLAN_TOOLS: [&str; 3] = [names::UPDATE_PLAN, names::CREATE_PLAN, names::COMPLETE_PLAN];
 
 impl App {
     /// Handle one event from the core.
@@ -289,12 +286,11 @@ impl App {
             // The TUI shows what the user typed as they send it.
             EventMsg::UserMessage { .. } => {}
             EventMsg::SessionResumed { path, replay } => self.replay(&path, replay),
-            // Delegated runs are not shown yet: their events arrive as the protocol grows.
-            EventMsg::DelegateStarted { .. }
+            msg @ (EventMsg::DelegateStarted { .. }
             | EventMsg::DelegateDelta { .. }
             | EventMsg::DelegateEvent { .. }
             | EventMsg::DelegateCompleted { .. }
-            | EventMsg::DelegateFailed { .. } => {}
+            | EventMsg::DelegateFailed { .. }) => self.handle_delegate_event(msg),
             EventMsg::ContextCompacted {
                 tokens_before,
                 tokens_after,
@@ -317,6 +313,7 @@ impl App {
     /// Re-render a resumed session's transcript as it was: the same events through the same
     /// handlers, with the user's messages from the log.
     fn replay(&mut self, path: &std::path::Path, replay: Vec<EventMsg>) {
+        self.replaying = true;
         for msg in replay {
             match msg {
                 EventMsg::UserMessage { text } => {
@@ -330,12 +327,15 @@ impl App {
             }
         }
         self.finish_streaming();
+        self.abandon_delegates();
+        self.replaying = false;
         self.task = None;
         self.transcript
             .push(HistoryCell::Notice(strings::resumed_from(path)));
     }
 
     fn open_approval(&mut self, request: ApprovalRequest) {
+        self.note_run_approval(&request.call_id, &request.description);
         for view in self.views.iter_mut().rev() {
             if let Some(approval) = view.as_any_mut().downcast_mut::<ApprovalView>() {
                 approval.enqueue(request);
@@ -365,6 +365,7 @@ impl App {
 
     fn end_task(&mut self, aborted: bool) {
         self.task = None;
+        self.abandon_delegates();
         self.retry = None;
         self.views.retain(|v| !v.belongs_to_task());
         self.tool_cells.clear();

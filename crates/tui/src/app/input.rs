@@ -104,6 +104,9 @@ impl App {
             self.handle_ctrl_c();
             return;
         }
+        if self.views.is_empty() && self.handle_tree_key(key) {
+            return;
+        }
         if self.views.is_empty() && self.handle_popup_key(key) {
             return;
         }
@@ -156,6 +159,10 @@ impl App {
             }
             KeyCode::Char('t') if ctrl => {
                 self.pinned_visible = !self.pinned_visible;
+                true
+            }
+            KeyCode::Char('g') if ctrl => {
+                self.toggle_tree_focus();
                 true
             }
             KeyCode::Char('o') if ctrl => {

@@ -7,6 +7,7 @@
 
 mod commands;
 mod core_events;
+mod delegates;
 mod input;
 mod resume;
 
@@ -14,6 +15,8 @@ use crate::app_event::AppEventSender;
 use crate::bottom::View;
 use crate::bottom::composer::Composer;
 use crate::bottom::slash_popup::SlashPopup;
+use crate::delegate::DelegateTree;
+use crate::delegate::panel::panel_lines;
 use crate::history::plan::pinned_lines;
 use crate::status::{SPINNER_FRAME_MS, StatusLine};
 use crate::strings;
@@ -47,6 +50,12 @@ pub enum Request {
     /// List the saved sessions off the event loop; the answer is
     /// [`crate::app_event::AppEvent::SessionsListed`].
     ListSessions,
+    /// Load the agents for /agents off the event loop, for a session in `cwd`; the answer
+    /// is [`crate::app_event::AppEvent::AgentsListed`].
+    ListAgents {
+        /// The session's working directory (its `.cairn/agents`), when known.
+        cwd: Option<PathBuf>,
+    },
     /// Open the saved session at `path` (started in `cwd`); once it runs, shut the current
     /// one down and continue it. If it cannot be opened, [`App::handle_resume_failed`].
     ResumeSession {
@@ -61,6 +70,10 @@ pub enum Request {
 pub const QUIT_WINDOW: Duration = Duration::from_secs(2);
 /// Most steps the pinned plan shows.
 const PINNED_MAX_STEPS: usize = 5;
+/// Most steps the pinned plan shows while the delegate tree is shown too.
+const PINNED_SHARED_STEPS: usize = 3;
+/// Most run rows of the delegate tree.
+const DELEGATE_MAX_ROWS: usize = 6;
 /// Most queued messages listed above the composer.
 const QUEUED_MAX_ROWS: usize = 3;
 /// Typing that recent counts as "the user is typing" when a dialog opens.
@@ -81,6 +94,7 @@ struct AppLayout {
     transcript: Rect,
     queued: Rect,
     pinned: Rect,
+    delegates: Rect,
     hint: Rect,
     popup: Rect,
     bottom: Rect,
@@ -129,6 +143,10 @@ pub struct App {
     /// No session runs yet (`cairn resume` opened the picker first): closing the picker
     /// starts one.
     awaiting_session: bool,
+    /// Delegated runs: the tree above the composer and each run's transcript.
+    delegates: DelegateTree,
+    /// A resumed transcript is being replayed (times in it are not now).
+    replaying: bool,
 }
 
 impl App {
@@ -167,6 +185,8 @@ impl App {
             cairn_home: None,
             cwd: None,
             awaiting_session: false,
+            delegates: DelegateTree::new(),
+            replaying: false,
         }
     }
 
@@ -230,12 +250,28 @@ impl App {
         self.composer.text()
     }
 
-    /// When the next frame is due without any event (spinner, Ctrl+C hint expiry).
+    /// When the spinners started: the task's, else the live delegate group's. Both
+    /// spinners turn on this one clock, so they never ask for frames at two paces.
+    fn spinner_epoch(&self) -> Option<Instant> {
+        self.task
+            .as_ref()
+            .map(|t| t.started)
+            .or_else(|| self.delegates.live_since())
+    }
+
+    /// The spinner frame now.
+    fn spinner_frame(&self) -> usize {
+        self.spinner_epoch().map_or(0, |epoch| {
+            (self.now.saturating_duration_since(epoch).as_millis() / SPINNER_FRAME_MS) as usize
+        })
+    }
+
+    /// When the next frame is due without any event (spinners, Ctrl+C hint expiry).
     pub fn next_frame_deadline(&self) -> Option<Instant> {
-        let spinner = self.task.as_ref().map(|t| {
-            let elapsed = self.now.saturating_duration_since(t.started).as_millis();
+        let spinner = self.spinner_epoch().map(|epoch| {
+            let elapsed = self.now.saturating_duration_since(epoch).as_millis();
             let next = (elapsed / SPINNER_FRAME_MS + 1) * SPINNER_FRAME_MS;
-            t.started + Duration::from_millis(next as u64)
+            epoch + Duration::from_millis(next as u64)
         });
         let quit = self
             .quit_armed_at
@@ -266,6 +302,22 @@ impl App {
     fn ctrl_c_armed(&self) -> bool {
         self.quit_armed_at
             .is_some_and(|t| self.now.saturating_duration_since(t) < QUIT_WINDOW)
+    }
+
+    /// Steps the pinned plan shows: fewer while the delegate tree shares the space.
+    fn pinned_max_steps(&self) -> usize {
+        if self.delegates.shown_len() > 0 {
+            PINNED_SHARED_STEPS
+        } else {
+            PINNED_MAX_STEPS
+        }
+    }
+
+    fn delegate_panel_height(&self) -> u16 {
+        match self.delegates.shown_len() {
+            0 => 0,
+            runs => (runs.min(DELEGATE_MAX_ROWS) + 1) as u16,
+        }
     }
 
     fn pinned_plan(&self) -> Option<&Plan> {
@@ -331,9 +383,11 @@ impl App {
             _ => 0,
         };
         let hint_h = take(self.plan_mode_hint(area.width).len() as u16);
+        let delegates_h = take(self.delegate_panel_height());
+        let max_steps = self.pinned_max_steps();
         let pinned_h = take(
             self.pinned_plan()
-                .map_or(0, |p| (p.plan.len().min(PINNED_MAX_STEPS) + 1) as u16),
+                .map_or(0, |p| (p.plan.len().min(max_steps) + 1) as u16),
         );
         let queued_h = take(self.queued.len().min(QUEUED_MAX_ROWS) as u16);
         let transcript_h = budget;
@@ -342,6 +396,7 @@ impl App {
             (&mut layout.transcript, transcript_h),
             (&mut layout.queued, queued_h),
             (&mut layout.pinned, pinned_h),
+            (&mut layout.delegates, delegates_h),
             (&mut layout.hint, hint_h),
             (&mut layout.popup, popup_h),
             (&mut layout.bottom, bottom_h),
@@ -389,7 +444,11 @@ impl App {
             );
         }
         if let Some(plan) = self.pinned_plan() {
-            let lines = pinned_lines(plan, usize::from(layout.pinned.width), PINNED_MAX_STEPS);
+            let lines = pinned_lines(
+                plan,
+                usize::from(layout.pinned.width),
+                self.pinned_max_steps(),
+            );
             for (i, line) in lines
                 .iter()
                 .take(usize::from(layout.pinned.height))
@@ -401,6 +460,19 @@ impl App {
                     line,
                     layout.pinned.width,
                 );
+            }
+        }
+        if layout.delegates.height > 0 {
+            let rows = usize::from(layout.delegates.height - 1);
+            let lines = panel_lines(
+                &self.delegates,
+                usize::from(layout.delegates.width),
+                self.now,
+                self.spinner_frame(),
+                rows,
+            );
+            for (y, line) in (layout.delegates.y..layout.delegates.bottom()).zip(&lines) {
+                buf.set_line(layout.delegates.x, y, line, layout.delegates.width);
             }
         }
         let hint = self.plan_mode_hint(layout.hint.width);
@@ -436,8 +508,7 @@ impl App {
     fn status_line(&self) -> StatusLine<'_> {
         let working = self.task.as_ref().map(|t| {
             let elapsed = self.now.saturating_duration_since(t.started);
-            let frame = (elapsed.as_millis() / SPINNER_FRAME_MS) as usize;
-            (elapsed.as_secs(), frame)
+            (elapsed.as_secs(), self.spinner_frame())
         });
         StatusLine {
             plan_mode: self.plan_mode.is_some(),

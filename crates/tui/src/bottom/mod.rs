@@ -1,5 +1,6 @@
 //! The bottom pane: the composer, the slash popup and a stack of modal views (approval
-//! overlay, question, plan review, /plans list, session picker), after helix's compositor:
+//! overlay, question, plan review, /plans list, session picker, a delegated run's
+//! transcript), after helix's compositor:
 //! keys go to the top view first; a view that is done returns [`ViewResult::Close`] instead
 //! of reaching into the app.
 
@@ -8,6 +9,7 @@ pub mod composer;
 pub mod plan_review;
 pub mod plans_list;
 pub mod question;
+pub mod run_view;
 pub mod session_picker;
 pub mod slash_popup;
 

@@ -3,6 +3,7 @@
 //! A cell knows how to turn itself into lines for a width ([`HistoryCell::display_lines`]);
 //! the transcript caches those lines per width, so a frame never re-wraps anything.
 
+pub mod delegation;
 pub mod plan;
 pub mod tool;
 
@@ -11,6 +12,7 @@ use crate::strings;
 use crate::theme;
 use crate::wrap::{wrap_spans, wrap_text};
 use cairn_protocol::Plan;
+pub use delegation::DelegationCell;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use std::path::PathBuf;
@@ -52,6 +54,8 @@ pub enum HistoryCell {
     },
     /// A plan checklist.
     Plan(Plan),
+    /// A finished group of delegated runs.
+    Delegation(DelegationCell),
     /// Information for the user.
     Notice(String),
     /// A failure.
@@ -88,6 +92,7 @@ impl HistoryCell {
                 tool::diff_cell_lines(title, diff, width, options.expanded)
             }
             Self::Plan(plan) => plan::plan_cell_lines(plan, width),
+            Self::Delegation(cell) => cell.lines(width, options.expanded),
             Self::Notice(text) => wrap_text(
                 text,
                 Style::new(),

@@ -14,6 +14,9 @@ const COLLAPSED_DIFF_LINES: usize = 40;
 /// Lines of a failure message shown.
 const FAILURE_LINES: usize = 3;
 
+/// Tools whose result a plan cell shows; their call cells would only repeat it.
+pub const PLAN_TOOLS: [&str; 3] = [names::UPDATE_PLAN, names::CREATE_PLAN, names::COMPLETE_PLAN];
+
 /// Where a tool call stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ToolState {
