@@ -2,7 +2,7 @@
 """TUI benchmarks (see docs/performance.md).
 
     cargo build --release -p cairn-cli
-    python3 scripts/bench_tui.py [--runs 20]
+    python3 scripts/bench_tui.py [--runs 20] [--mcp-servers 3]
 
 Runs `cairn` in a pseudo-terminal (80x24) and measures:
 - launch to ready composer: from spawn until the composer placeholder is on screen;
@@ -27,6 +27,22 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
 CAIRN = os.path.join(TARGET, "release", "cairn")
 READY = b"Ask cairn anything"
+
+
+FS_SERVER = os.path.join(ROOT, "tests", "mcp-servers", "node_modules", "@modelcontextprotocol",
+                         "server-filesystem", "dist", "index.js")
+
+
+def write_mcp_config(home, count):
+    """`count` stdio MCP servers (the reference filesystem server under node), which start in
+    the background while the TUI draws its first frame."""
+    if count == 0:
+        return
+    if not os.path.exists(FS_SERVER):
+        raise SystemExit(f"{FS_SERVER} missing: npm ci --prefix tests/mcp-servers")
+    with open(os.path.join(home, "config.toml"), "w") as f:
+        for i in range(count):
+            f.write(f'[mcp_servers.fs{i}]\ncommand = "node"\nargs = ["{FS_SERVER}", "{home}"]\n\n')
 
 
 def spawn(home):
@@ -92,12 +108,15 @@ def drain(master, seconds):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--mcp-servers", type=int, default=0,
+                        help="configure this many stdio MCP servers (docs/mcp.md)")
     args = parser.parse_args()
     if not os.path.exists(CAIRN):
         raise SystemExit(f"{CAIRN} missing: cargo build --release -p cairn-cli")
     launches = []
     for i in range(args.runs + 1):
         with tempfile.TemporaryDirectory() as home:
+            write_mcp_config(home, args.mcp_servers)
             proc, master, start = spawn(home)
             ready = wait_ready(master)
             if i > 0:  # the first run warms the page cache
@@ -111,6 +130,8 @@ def main():
             proc.terminate()
             proc.wait()
             os.close(master)
+    if args.mcp_servers:
+        print(f"(with {args.mcp_servers} MCP servers configured)")
     print(f"{'TUI: launch to ready composer':<32} median {statistics.median(launches) * 1000:7.1f} ms   "
           f"min {min(launches) * 1000:7.1f} ms")
     print(f"{'TUI: idle RSS':<32} {rss:.1f} MiB")

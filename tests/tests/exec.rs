@@ -108,7 +108,7 @@ async fn exec_unauthorized_exits_1_with_a_clear_error() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn exec_connection_refused_names_the_url() {
+async fn exec_connection_refused_is_retried_then_names_the_url_and_the_retries() {
     // Bind then drop a listener to get a port nothing listens on.
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -118,12 +118,20 @@ async fn exec_connection_refused_names_the_url() {
     let url = format!("http://127.0.0.1:{port}/v1");
     let (home, work) = dirs();
     let mut cmd = cairn(home.path(), work.path());
-    cmd.arg("exec").args(mock_provider_args(&url)).arg("hi");
+    cmd.arg("exec")
+        .args(mock_provider_args(&url))
+        .args(["-c", "providers.mock.request_max_retries=2"])
+        .arg("hi");
     let out = output(cmd).await;
     let (_, stderr) = texts(&out);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("connection refused"), "{stderr}");
     assert!(stderr.contains(&url), "{stderr}");
+    // A local server may be restarting: refused connections are retried like other
+    // transient failures, and the final error says so.
+    assert!(stderr.contains("Reconnecting... 1/2"), "{stderr}");
+    assert!(stderr.contains("Reconnecting... 2/2"), "{stderr}");
+    assert!(stderr.contains("Gave up after 2 retries."), "{stderr}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -199,10 +207,12 @@ async fn version_and_help() {
     let out = output(cmd).await;
     let (stdout, _) = texts(&out);
     assert!(stdout.contains("exec"), "{stdout}");
+    // (`--approve-plan` no longer needs `--plan`: it also approves structured plans under
+    // `[tools] require_plan_approval`; see structured_plan_approval.rs.)
     let mut cmd = cairn(home.path(), work.path());
-    cmd.args(["exec", "--approve-plan", "x"]);
+    cmd.args(["exec", "--no-such-flag", "x"]);
     let out = output(cmd).await;
-    assert_eq!(out.status.code(), Some(2), "--approve-plan needs --plan");
+    assert_eq!(out.status.code(), Some(2), "bad usage exits 2");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

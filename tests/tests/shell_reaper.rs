@@ -338,7 +338,14 @@ async fn commands_read_no_start_up_files_unless_login_is_configured() {
     assert!(!bashrc_ran.exists(), "bash -c read ~/.bashrc");
 
     let server = MockServer::start(script()).await;
-    let (code, stderr) = exec(&server, home.path(), &["-c", "tools.shell.login=true"]).await;
+    // The profile writes to $HOME, outside the workspace: without the sandbox, which would
+    // (rightly) stop that write and with it this check.
+    let (code, stderr) = exec(
+        &server,
+        home.path(),
+        &["-c", "tools.shell.login=true", "-c", "sandbox.mode=\"off\""],
+    )
+    .await;
     assert_eq!(code, 0, "{stderr}");
     assert!(
         profile_ran.exists(),

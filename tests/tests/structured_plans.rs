@@ -79,7 +79,9 @@ async fn structured_plan_lifecycle_is_stored_and_listed() {
         last.completion.as_ref().unwrap().status,
         CompletionStatus::PartialSuccess
     );
-    assert_eq!(last.status, Some(PlanStatus::Completed));
+    // The stored status follows complete_plan's status.
+    assert_eq!(last.status, Some(PlanStatus::PartialSuccess));
+    assert_eq!(last.progress(), (1, 4), "only completed steps are done");
 
     // Exact tool texts reached the model.
     let body = |i: usize| server.requests()[i].json().to_string();
@@ -100,10 +102,22 @@ async fn structured_plan_lifecycle_is_stored_and_listed() {
         .find(|p| p["id"] == id.as_str())
         .unwrap();
     assert_eq!(entry["title"], "Add retries");
-    assert_eq!(entry["status"], "completed");
+    assert_eq!(entry["status"], "partial_success");
     assert_eq!(
         (entry["done"].as_u64(), entry["total"].as_u64()),
-        (Some(3), Some(4))
+        (Some(1), Some(4)),
+        "failed and skipped steps are not done"
+    );
+    let mut cmd = cairn(home.path(), work.path());
+    cmd.args(["plans", "list"]);
+    let (table, _) = texts(&output(cmd).await);
+    let row = table
+        .lines()
+        .find(|l| l.contains("Add retries"))
+        .unwrap_or_else(|| panic!("no row in:\n{table}"));
+    assert!(
+        row.contains("partial_success") && row.contains("1/4"),
+        "{row}"
     );
 
     let mut cmd = cairn(home.path(), work.path());

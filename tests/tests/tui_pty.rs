@@ -133,9 +133,12 @@ impl Tui {
         self.writer.flush().unwrap();
     }
 
-    /// Type a line and press Enter.
+    /// Type a line and press Enter. The Enter comes a moment later, as from a person: an
+    /// Enter right behind the text is what a paste without bracketed paste looks like,
+    /// and the TUI keeps that in the composer as a new line.
     fn submit(&mut self, text: &str) {
         self.send(text);
+        std::thread::sleep(Duration::from_millis(40));
         self.send("\r");
     }
 
@@ -595,4 +598,168 @@ async fn a_quit_session_resumes_with_its_transcript_checklist_and_plan_mode() {
     tui.quit().await;
     assert_eq!(sessions(), 2);
     assert!(server.violations().is_empty(), "{:?}", server.violations());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn delegated_runs_show_as_a_live_tree_one_opens_with_the_keys_and_the_answer_merges_them() {
+    let prompts = [
+        "Where is the config loaded?",
+        "Where are errors printed?",
+        "Which tests cover the parser?",
+    ];
+    let parent = MockServer::start(vec![
+        call(
+            "d",
+            "delegate_agent",
+            json!({"batch": prompts
+                .iter()
+                .map(|p| json!({"agent_id": "explore", "prompt": p}))
+                .collect::<Vec<_>>()}),
+        ),
+        text("Merged: the config loads in config.rs, errors print in main.rs."),
+    ])
+    .await;
+    // Each child streams part of its report, then waits at the gate: the tree stays live.
+    let gate = Gate::new();
+    let child = MockServer::start(
+        (1..=3)
+            .map(|n| {
+                MockResponse::sse(chat::text(&format!(
+                    "Finding {n}: the config loads in config.rs and errors print in main.rs."
+                )))
+                .gate_at(3, &gate)
+            })
+            .collect(),
+    )
+    .await;
+    let home = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let mut args = mock_provider_args(&parent.base_url());
+    args.extend(
+        [
+            "-c",
+            "multi_agent.agents.explore.provider=\"child\"",
+            "-c",
+            &format!("providers.child.base_url=\"{}\"", child.base_url()),
+            "-c",
+            "providers.child.wire_api=\"chat\"",
+        ]
+        .map(String::from),
+    );
+    let mut tui = Tui::start(home.path(), work.path(), &args);
+    tui.wait_for_text("Ask cairn anything").await;
+    tui.submit("investigate the codebase");
+
+    let tree = tui.wait_for_text("Agents · 3 of 3 running").await;
+    assert!(tree.contains("ctrl+g to select"), "{tree}");
+    let rows: Vec<&str> = tree.lines().filter(|l| l.contains(" explore ")).collect();
+    assert_eq!(rows.len(), 3, "one row per run:\n{tree}");
+    // Up/Down stay with the composer: Up recalls the prompt just sent.
+    tui.send("\x1b[A");
+    tui.wait_for_text("› investigate the codebase\n").await;
+    tui.send("\x1b[B");
+
+    // Ctrl+G gives the tree the keys; Down, Enter opens the second run.
+    tui.send("\x07");
+    tui.wait_for_text("↑↓ select · enter open · esc back").await;
+    tui.send("\x1b[B");
+    tui.send("\r");
+    let overlay = tui.wait_for_text("[Esc] Close").await;
+    assert!(overlay.contains("explore · run-"), "{overlay}");
+    assert!(overlay.contains("· running… "), "{overlay}");
+    assert!(
+        prompts.iter().any(|p| overlay.contains(&format!("› {p}"))),
+        "the run's prompt: {overlay}"
+    );
+    assert!(
+        !overlay.contains("Agents · 3"),
+        "over the whole screen: {overlay}"
+    );
+    tui.send("\x1b");
+    let closed = tui
+        .wait_for("the overlay to close", |s| !s.contains("[Esc] Close"))
+        .await;
+    assert!(closed.contains("Agents · 3 of 3 running"), "{closed}");
+    tui.send("\x1b");
+    tui.wait_for_text("ctrl+g to select").await;
+
+    gate.open();
+    let done = tui
+        .wait_for_text("Merged: the config loads in config.rs")
+        .await;
+    assert!(done.contains("Delegated 3 runs"), "{done}");
+    assert_eq!(
+        done.matches("✔ explore").count(),
+        3,
+        "the finished group collapsed into one cell:\n{done}"
+    );
+    assert!(!done.contains("Agents ·"), "the panel went away:\n{done}");
+    tui.wait_for("the task to end", |s| !s.contains("Working ("))
+        .await;
+    tui.quit().await;
+    assert_eq!(child.requests().len(), 3);
+    parent.assert_no_violations();
+    child.assert_no_violations();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paste_without_bracketed_paste_stays_in_the_composer_until_enter() {
+    let server = MockServer::start(vec![MockResponse::sse(chat::text("Got both lines."))]).await;
+    let home = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let mut tui = Tui::start(
+        home.path(),
+        work.path(),
+        &mock_provider_args(&server.base_url()),
+    );
+    tui.wait_for_text("mock/").await;
+    // What a terminal without bracketed paste sends for a two-line paste: one burst.
+    tui.send("first pasted line\rsecond pasted line\r");
+    let screen = tui.wait_for_text("second pasted line").await;
+    assert!(screen.contains("› first pasted line"), "{screen}");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(
+        server.requests().is_empty(),
+        "the paste was sent line by line:\n{}",
+        tui.contents()
+    );
+    tui.send("\r");
+    tui.wait_for_text("Got both lines.").await;
+    let body = server.requests()[0].json().to_string();
+    assert!(
+        body.contains("first pasted line\\nsecond pasted line"),
+        "one message with both lines: {body}"
+    );
+    tui.wait_for("the task to end", |s| !s.contains("Working ("))
+        .await;
+    tui.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_clears_a_draft_without_arming_quit_and_ctrl_d_on_empty_quits() {
+    let home = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let mut tui = Tui::start(
+        home.path(),
+        work.path(),
+        &mock_provider_args("http://127.0.0.1:9/v1"),
+    );
+    tui.wait_for_text("Ask cairn anything").await;
+    tui.send("a draft to throw away");
+    tui.wait_for_text("a draft to throw away").await;
+    tui.send("\x03");
+    let screen = tui
+        .wait_for("the draft to clear", |s| {
+            !s.contains("a draft to throw away") && s.contains("Ask cairn anything")
+        })
+        .await;
+    assert!(!screen.contains("Press Ctrl+C again"), "{screen}");
+    // A second Ctrl+C shortly after only arms quit: the first did not.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    tui.send("\x03");
+    tui.wait_for_text("Press Ctrl+C again to quit").await;
+    assert!(tui.child.try_wait().unwrap().is_none(), "still running");
+    // Ctrl+D on the empty composer quits at once.
+    tui.send("\x04");
+    tui.wait_exit_restored().await;
 }

@@ -5,6 +5,7 @@
 //! protocol event per line to stdout and nothing else.
 
 use cairn_core::{Config, SessionOptions};
+use cairn_protocol::tense::{Tense, tool_sentence};
 use cairn_protocol::{Event, EventMsg, Op, Plan, PlanStepStatus};
 use clap::Args;
 use std::io::{IsTerminal, Read, Write};
@@ -22,8 +23,9 @@ pub struct ExecArgs {
     #[arg(long)]
     plan: bool,
 
-    /// With --plan: approve the plan automatically and let the model implement it.
-    #[arg(long, requires = "plan")]
+    /// Approve plans automatically: with --plan, the plan-mode plan (the model then
+    /// implements it); with `[tools] require_plan_approval`, each structured plan.
+    #[arg(long)]
     approve_plan: bool,
 
     /// Continue a saved session: `last` (the latest of this directory) or an id (or a unique
@@ -97,6 +99,24 @@ pub async fn run(config: Config, args: ExecArgs) -> ExitCode {
                 } else {
                     ExitCode::FAILURE
                 };
+            }
+            EventMsg::PlanApprovalRequest { call_id, .. } => {
+                // Nobody can review here: --approve-plan is the user's answer in advance;
+                // without it the core refuses the plan and tells the model how to allow it.
+                if !args.json {
+                    if args.approve_plan {
+                        eprintln!("Plan approved (--approve-plan).");
+                    } else {
+                        eprintln!(
+                            "Plan not approved: cairn exec approves structured plans only with --approve-plan."
+                        );
+                    }
+                }
+                session.submit(Op::PlanApproval {
+                    call_id: call_id.clone(),
+                    approved: args.approve_plan,
+                    feedback: None,
+                });
             }
             EventMsg::PlanModeExitRequest { .. } => {
                 if args.approve_plan {
@@ -231,6 +251,15 @@ impl Output {
                     plan_file_path.display()
                 );
             }
+            EventMsg::PlanApprovalRequest {
+                plan_content,
+                plan_file_path,
+                ..
+            } => {
+                self.end_line();
+                eprintln!("Plan for review ({}):", plan_file_path.display());
+                eprintln!("{}", plan_content.trim_end());
+            }
             EventMsg::PlanModeExitRequest {
                 plan_content,
                 plan_file_path,
@@ -239,7 +268,7 @@ impl Output {
                 eprintln!("Plan ready for review ({}):", plan_file_path.display());
                 let _ = writeln!(self.stdout, "{}", plan_content.trim_end());
             }
-            EventMsg::PlanModeExited { approved: true } => {
+            EventMsg::PlanModeExited { approved: true, .. } => {
                 eprintln!("Plan approved.");
             }
             EventMsg::StreamError { message } => {
@@ -312,18 +341,10 @@ impl Output {
     }
 }
 
-/// "Would run `ls`" (the dry-run sentence) as "Run `ls`": by the time it is printed, it runs.
+/// "Would run `ls`" (the dry-run sentence) as "Running `ls`": by the time it is printed, it
+/// runs. The TUI's tool cells word calls with the same [`tool_sentence`].
 fn as_action(description: &str) -> String {
-    match description.strip_prefix("Would ") {
-        Some(rest) => {
-            let mut chars = rest.chars();
-            chars
-                .next()
-                .map(|first| first.to_uppercase().chain(chars).collect())
-                .unwrap_or_default()
-        }
-        None => description.to_string(),
-    }
+    tool_sentence(description, Tense::Progressive)
 }
 
 /// A plan as plain-text checklist.
@@ -353,7 +374,8 @@ mod tests {
 
     #[test]
     fn dry_run_sentences_read_as_actions() {
-        assert_eq!(as_action("Would run `ls` in src"), "Run `ls` in src");
+        assert_eq!(as_action("Would run `ls` in src"), "Running `ls` in src");
+        assert_eq!(as_action("Would write a.rs (4 lines)"), "Writing a.rs");
         assert_eq!(as_action("Thinking: x"), "Thinking: x");
         assert_eq!(as_action("Would "), "");
     }

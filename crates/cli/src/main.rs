@@ -4,7 +4,9 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod exec;
+mod mcp_cmd;
 mod plans_cmd;
+mod sandbox_cmd;
 mod sessions_cmd;
 
 use cairn_core::{Config, ConfigOverrides};
@@ -88,6 +90,17 @@ enum Command {
         #[command(subcommand)]
         command: sessions_cmd::SessionsCommand,
     },
+    /// MCP servers in config.toml: `cairn mcp list`, `add NAME -- COMMAND [ARGS...]`,
+    /// `add NAME --url URL`, `remove NAME`.
+    Mcp {
+        #[command(subcommand)]
+        command: mcp_cmd::McpCommand,
+    },
+    /// The kernel sandbox around shell commands: `cairn sandbox check`.
+    Sandbox {
+        #[command(subcommand)]
+        command: sandbox_cmd::SandboxCommand,
+    },
 }
 
 impl GlobalArgs {
@@ -154,6 +167,8 @@ fn main() -> ExitCode {
             with_runtime(&config, |rt| rt.block_on(exec::run(config.clone(), args)))
         }
         Some(Command::Sessions { command }) => sessions_cmd::run(&config, command),
+        Some(Command::Sandbox { command }) => sandbox_cmd::run(&config, command),
+        Some(Command::Mcp { command }) => mcp_cmd::run(&config, command),
         Some(Command::Resume(args)) => with_runtime(&config, |rt| {
             rt.block_on(async {
                 let launch = match sessions_cmd::resume_launch(&config, &args) {
@@ -177,7 +192,12 @@ fn main() -> ExitCode {
 
 async fn run_tui(config: Config, launch: cairn_tui::Launch) -> ExitCode {
     match cairn_tui::run(config, launch).await {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(exit) => {
+            if let Some(summary) = exit.summary {
+                println!("{summary}");
+            }
+            ExitCode::SUCCESS
+        }
         Err(err) => {
             eprintln!("error: {err}");
             ExitCode::FAILURE

@@ -2,11 +2,11 @@
 //! `$CAIRN_HOME/plans`, read with the same store and formatting the TUI's `/plans` uses.
 
 use cairn_core::plans::{PlanStore, listing};
+use chrono::{DateTime, Utc};
 use clap::Subcommand;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
-use time::OffsetDateTime;
 
 /// `cairn plans ...`.
 #[derive(Debug, Subcommand)]
@@ -39,7 +39,7 @@ pub fn list(home: &Path, json: bool) -> ExitCode {
         &mut std::io::stderr().lock(),
         home,
         json,
-        OffsetDateTime::now_utc(),
+        Utc::now(),
     );
     ExitCode::from(code)
 }
@@ -61,10 +61,16 @@ fn list_to(
     err: &mut dyn Write,
     home: &Path,
     json: bool,
-    now: OffsetDateTime,
+    now: DateTime<Utc>,
 ) -> u8 {
     let store = PlanStore::in_home(home);
-    let found = store.list();
+    let found = match store.list() {
+        Ok(found) => found,
+        Err(e) => {
+            let _ = writeln!(err, "error: {e}");
+            return 1;
+        }
+    };
     for skipped in &found.skipped {
         let _ = writeln!(err, "warning: {skipped}");
     }
@@ -82,6 +88,9 @@ fn list_to(
 fn show_to(out: &mut dyn Write, err: &mut dyn Write, home: &Path, query: &str) -> u8 {
     match PlanStore::in_home(home).read_text(query) {
         Ok((_, text)) => {
+            // The document is model-written text: no escape sequence of it reaches the
+            // terminal, as in the listing.
+            let text = listing::printable_document(&text);
             let newline = if text.ends_with('\n') { "" } else { "\n" };
             if write!(out, "{text}{newline}").is_err() {
                 return 1;
@@ -101,7 +110,7 @@ mod tests {
 
     fn run_list(home: &Path, json: bool) -> (u8, String, String) {
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = list_to(&mut out, &mut err, home, json, OffsetDateTime::now_utc());
+        let code = list_to(&mut out, &mut err, home, json, Utc::now());
         (
             code,
             String::from_utf8(out).unwrap(),
@@ -163,6 +172,16 @@ mod tests {
             shown.ends_with("---\n# Free plan\n- [x] a\n- [ ] b\n"),
             "{shown}"
         );
+        std::fs::write(
+            plans.join("conv_20260102_000000.md"),
+            "# Sneaky\u{1b}]0;title\u{7}\n\u{1b}[2J\u{1b}[31mred\u{1b}[0m\r\n",
+        )
+        .unwrap();
+        let (code, shown, _) = run_show(home.path(), "conv_20260102");
+        assert_eq!(code, 0);
+        assert!(shown.ends_with("---\n# Sneaky\nred\n"), "{shown:?}");
+        assert!(!shown.contains('\u{1b}'), "{shown:?}");
+
         let (code, out, err) = run_show(home.path(), "zzz");
         assert_eq!((code, out.as_str()), (1, ""));
         assert_eq!(

@@ -8,12 +8,16 @@ pub mod compact;
 pub mod config;
 pub mod history;
 pub mod logging;
+pub mod mcp;
+pub mod model_family;
 pub mod plan_mode;
 pub mod plans;
 pub mod prompt;
 pub mod rollout;
+pub mod sandbox;
 pub mod session;
 pub mod tools;
+pub mod web;
 
 pub use config::{Config, ConfigError, ConfigOverrides};
 pub use session::{SessionHandle, SessionOptions, resume, spawn};

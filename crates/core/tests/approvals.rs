@@ -272,3 +272,69 @@ async fn writes_outside_the_workspace_ask_under_on_request() {
     h.until_task_end().await;
     assert!(!target.exists());
 }
+
+#[tokio::test]
+async fn an_applied_change_reports_its_diff_and_whether_anyone_saw_it() {
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("x.txt");
+    let mut h = harness(
+        ApprovalPolicy::OnRequest,
+        true,
+        vec![
+            call(
+                "c1",
+                "write_file",
+                json!({"path": "inside.txt", "content": "a\n"}),
+            ),
+            call(
+                "c2",
+                "write_file",
+                json!({"path": target, "content": "b\n"}),
+            ),
+            text("ok"),
+        ],
+    )
+    .await;
+    h.session.submit(Op::UserInput {
+        text: "write".into(),
+    });
+    let (call_id, _) = next_request(&mut h).await;
+    h.session.submit(Op::PatchApproval {
+        call_id,
+        decision: ReviewDecision::Approved,
+    });
+    h.until_task_end().await;
+    let applied: Vec<(String, String, bool)> = h
+        .events
+        .iter()
+        .filter_map(|e| match &e.msg {
+            EventMsg::PatchApplied {
+                call_id,
+                diff,
+                auto_approved,
+            } => Some((call_id.clone(), diff.clone(), *auto_approved)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(applied.len(), 2, "{applied:?}");
+    assert_eq!(applied[0].0, "c1");
+    assert!(
+        applied[0].2,
+        "the policy allowed the workspace write unasked"
+    );
+    assert!(
+        applied[0].1.contains("+++ b/inside.txt\n"),
+        "{}",
+        applied[0].1
+    );
+    assert!(applied[0].1.contains("+a"), "{}", applied[0].1);
+    assert_eq!(applied[1].0, "c2");
+    assert!(!applied[1].2, "the user saw and approved this diff");
+    // Each comes before its call's end, so a front end can put it under the call.
+    let position = |pred: &dyn Fn(&EventMsg) -> bool| h.events.iter().position(|e| pred(&e.msg));
+    let applied_at =
+        position(&|m| matches!(m, EventMsg::PatchApplied { call_id, .. } if call_id == "c1"));
+    let ended_at =
+        position(&|m| matches!(m, EventMsg::ToolCallEnd { call_id, .. } if call_id == "c1"));
+    assert!(applied_at < ended_at);
+}

@@ -281,7 +281,10 @@ async fn approval_ends_plan_mode_and_writes_work_again() {
     assert_eq!(
         count(&events, |e| matches!(
             e,
-            EventMsg::PlanModeExited { approved: true }
+            EventMsg::PlanModeExited {
+                approved: true,
+                active: false
+            }
         )),
         1
     );
@@ -297,6 +300,57 @@ async fn approval_ends_plan_mode_and_writes_work_again() {
     // After approval the model is offered everything again.
     assert!(h.offered_tools(requests - 1).contains(&"shell".to_string()));
     h.server.assert_no_violations();
+}
+
+#[tokio::test]
+async fn a_plan_edited_during_review_reaches_the_model_on_approval() {
+    let mut h = start(vec![]).await;
+    seed_workspace(&h.cwd());
+    let plan = enter(&mut h).await;
+    write_plan_and_request_exit(&mut h, &plan, "e").await;
+    // What `e` in Plan Review does: the user's editor rewrites the plan file.
+    std::fs::write(&plan, "# Plan\n\n1. Change answer to 44\n2. Add a test\n").unwrap();
+    h.server.push(text("Implementing the edited plan."));
+    h.session.submit(Op::PlanModeApproval {
+        approved: true,
+        feedback: None,
+    });
+    h.until_task_end().await;
+    let requests = h.server.requests().len();
+    let output = h.tool_output(requests - 1, "ex");
+    assert!(
+        output.starts_with(
+            "Plan approved. You can now start implementing the plan.\n\nThe user edited the plan before approving it."
+        ),
+        "{output}"
+    );
+    assert!(
+        output.contains("-1. Change answer to 43\n+1. Change answer to 44\n+2. Add a test"),
+        "{output}"
+    );
+    assert!(
+        output.ends_with("# Plan\n\n1. Change answer to 44\n2. Add a test"),
+        "{output}"
+    );
+}
+
+#[tokio::test]
+async fn an_unchanged_plan_gets_the_plain_approval() {
+    let mut h = start(vec![]).await;
+    seed_workspace(&h.cwd());
+    let plan = enter(&mut h).await;
+    write_plan_and_request_exit(&mut h, &plan, "u").await;
+    h.server.push(text("ok"));
+    h.session.submit(Op::PlanModeApproval {
+        approved: true,
+        feedback: None,
+    });
+    h.until_task_end().await;
+    let requests = h.server.requests().len();
+    assert_eq!(
+        h.tool_output(requests - 1, "ux"),
+        "Plan approved. You can now start implementing the plan."
+    );
 }
 
 #[tokio::test]
@@ -328,6 +382,14 @@ async fn rejection_keeps_plan_mode_and_passes_feedback() {
     assert!(
         sent_back,
         "a sent-back plan is an answer, not a failed call"
+    );
+    assert!(
+        h.events.iter().any(|e| e.msg
+            == EventMsg::PlanModeExited {
+                approved: false,
+                active: true
+            }),
+        "a client can tell a sent-back plan (still planning) from leaving plan mode"
     );
     let refused = h.tool_output(requests - 1, "r_edit");
     assert!(refused.contains(REFUSAL_TAIL), "{refused}");

@@ -8,8 +8,11 @@
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
+pub mod mcp;
 pub mod plan;
+pub mod tense;
 
+pub use mcp::{McpServerState, McpServerStatus, McpToolStatus};
 pub use plan::{
     CompletionStatus, Plan, PlanCompletion, PlanItem, PlanStatus, PlanStep, PlanStepStatus,
     StepStatus, UpdatePlanArgs,
@@ -56,6 +59,22 @@ pub enum Op {
         /// The user's decision.
         decision: ReviewDecision,
     },
+    /// Answer to an [`EventMsg::McpToolApprovalRequest`].
+    McpToolApproval {
+        /// The `call_id` of the request being answered.
+        call_id: String,
+        /// The user's decision.
+        decision: ReviewDecision,
+    },
+    /// Answer to an [`EventMsg::WebFetchApprovalRequest`].
+    WebFetchApproval {
+        /// The `call_id` of the request being answered.
+        call_id: String,
+        /// The user's decision.
+        decision: ReviewDecision,
+    },
+    /// Ask for the MCP servers' status; answered with [`EventMsg::McpServers`] (`/mcp`).
+    ListMcpServers,
     /// Enter (`active: true`) or leave plan mode. Only a user can send this.
     SetPlanMode {
         /// Whether plan mode should be on.
@@ -64,6 +83,17 @@ pub enum Op {
     /// The user's answer to an [`EventMsg::PlanModeExitRequest`].
     PlanModeApproval {
         /// True to approve the plan and leave plan mode.
+        approved: bool,
+        /// Optional message to the model (mostly with a rejection).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        feedback: Option<String>,
+    },
+    /// The user's answer to an [`EventMsg::PlanApprovalRequest`] (a structured plan under
+    /// `[tools] require_plan_approval`).
+    PlanApproval {
+        /// The `call_id` of the request being answered.
+        call_id: String,
+        /// True to approve the plan.
         approved: bool,
         /// Optional message to the model (mostly with a rejection).
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -265,6 +295,17 @@ pub enum EventMsg {
         /// How long it ran.
         duration_ms: u64,
     },
+    /// A file change (write_file, edit_file, apply_patch) was applied; sent before its
+    /// [`EventMsg::ToolCallEnd`].
+    PatchApplied {
+        /// The tool call that made the change.
+        call_id: String,
+        /// The unified diff that was applied.
+        diff: String,
+        /// True when the approval policy allowed the change without asking, so the user has
+        /// not seen the diff yet.
+        auto_approved: bool,
+    },
     /// A command needs the user's approval; answer with [`Op::ExecApproval`].
     ExecApprovalRequest {
         /// The tool call waiting for the answer.
@@ -323,6 +364,43 @@ pub enum EventMsg {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
     },
+    /// A call of an MCP server's tool needs the user's approval; answer with
+    /// [`Op::McpToolApproval`].
+    McpToolApprovalRequest {
+        /// The tool call waiting for the answer.
+        call_id: String,
+        /// The `[mcp_servers.<name>]` name of the server.
+        server: String,
+        /// The server's own name for the tool.
+        tool: String,
+        /// The JSON arguments the model sent.
+        arguments: String,
+        /// One sentence saying what the call would do.
+        description: String,
+        /// The server's `readOnlyHint` for the tool: shown to the user, never trusted.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        read_only_hint: Option<bool>,
+        /// What [`ReviewDecision::ApprovedForSession`] would cover, in words; absent when
+        /// this request cannot be approved for the session.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        for_session: Option<String>,
+    },
+    /// A `web_fetch` of a host not in `[tools.web] allowed_hosts` needs the user's approval
+    /// (under `untrusted`); answer with [`Op::WebFetchApproval`].
+    WebFetchApprovalRequest {
+        /// The tool call waiting for the answer.
+        call_id: String,
+        /// The full URL that would be fetched.
+        url: String,
+        /// Its host (what approving for the session covers).
+        host: String,
+        /// One sentence saying what the call would do.
+        description: String,
+        /// What [`ReviewDecision::ApprovedForSession`] would cover, in words ("fetches from
+        /// docs.rs"); absent when this request cannot be approved for the session.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        for_session: Option<String>,
+    },
     /// The model asks the user questions; answer with [`Op::UserQuestionAnswer`].
     UserQuestionRequest {
         /// The tool call waiting for the answer.
@@ -344,10 +422,28 @@ pub enum EventMsg {
         /// Where it is.
         plan_file_path: PathBuf,
     },
-    /// Plan mode ended (approved) or the plan was sent back (not approved).
+    /// A structured plan (`create_plan`, or a `revise` that changed its steps) waits for the
+    /// user's [`Op::PlanApproval`] before the model may work on it (`[tools]
+    /// require_plan_approval = true`).
+    PlanApprovalRequest {
+        /// The tool call waiting for the answer.
+        call_id: String,
+        /// The plan's id.
+        plan_id: String,
+        /// The plan as Markdown.
+        plan_content: String,
+        /// The plan document (what `e` opens in the editor).
+        plan_file_path: PathBuf,
+    },
+    /// The plan review ended: approved (plan mode ended), sent back (still planning), or
+    /// the user left plan mode without approving.
     PlanModeExited {
         /// Whether the user approved.
         approved: bool,
+        /// Whether plan mode is still on: true only when the plan was sent back. (Absent in
+        /// session logs written before it existed.)
+        #[serde(default)]
+        active: bool,
     },
     /// Token use after a model response.
     TokenCount(TokenUsage),
@@ -376,6 +472,11 @@ pub enum EventMsg {
         /// The last assistant message, if any.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         last_agent_message: Option<String>,
+    },
+    /// The MCP servers' status, in name order (the answer to [`Op::ListMcpServers`]).
+    McpServers {
+        /// Every configured server.
+        servers: Vec<McpServerStatus>,
     },
     /// The session ended after [`Op::Shutdown`].
     ShutdownComplete,
@@ -454,6 +555,28 @@ mod tests {
         assert_eq!(
             serde_json::to_string(&plan).unwrap(),
             r#"{"id":"1","msg":{"type":"plan_update","plan":[]}}"#
+        );
+    }
+
+    #[test]
+    fn plan_mode_exited_says_whether_plan_mode_is_still_on() {
+        let sent_back = EventMsg::PlanModeExited {
+            approved: false,
+            active: true,
+        };
+        assert_eq!(
+            serde_json::to_string(&sent_back).unwrap(),
+            r#"{"type":"plan_mode_exited","approved":false,"active":true}"#
+        );
+        // Session logs written before `active` existed still load.
+        let old: EventMsg =
+            serde_json::from_str(r#"{"type":"plan_mode_exited","approved":true}"#).unwrap();
+        assert_eq!(
+            old,
+            EventMsg::PlanModeExited {
+                approved: true,
+                active: false
+            }
         );
     }
 

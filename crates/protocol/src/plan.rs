@@ -86,8 +86,10 @@ pub enum PlanStatus {
     Approved,
     /// Work on it has started.
     InProgress,
-    /// Finished successfully (or partially, see the completion record).
+    /// Finished successfully.
     Completed,
+    /// Finished with part of the goal reached (`complete_plan` with `partial_success`).
+    PartialSuccess,
     /// Finished with failure.
     Failed,
 }
@@ -100,6 +102,7 @@ impl PlanStatus {
             Self::Approved => "approved",
             Self::InProgress => "in_progress",
             Self::Completed => "completed",
+            Self::PartialSuccess => "partial_success",
             Self::Failed => "failed",
         }
     }
@@ -241,9 +244,13 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Number of steps that need no more work, and the total.
+    /// Number of completed steps, and the total. Failed and skipped steps are not done.
     pub fn progress(&self) -> (usize, usize) {
-        let done = self.plan.iter().filter(|s| s.status.is_settled()).count();
+        let done = self
+            .plan
+            .iter()
+            .filter(|s| s.status == PlanStepStatus::Completed)
+            .count();
         (done, self.plan.len())
     }
 }

@@ -20,6 +20,15 @@ pub enum AppEvent {
         /// Message to the model.
         feedback: Option<String>,
     },
+    /// The user answered every question of an ask_user_question call.
+    QuestionsAnswered {
+        /// The call being answered.
+        call_id: String,
+        /// The questions, in order.
+        questions: Vec<String>,
+        /// One answer per question.
+        answers: Vec<String>,
+    },
     /// Open the plan file in the user's editor.
     EditPlan(PathBuf),
     /// Show the stored plan with this id in the transcript (/plans).

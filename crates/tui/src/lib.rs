@@ -13,6 +13,8 @@ mod editor;
 pub mod frame;
 pub mod history;
 pub mod markdown;
+pub mod mcp;
+pub mod paste_burst;
 mod sessions;
 pub mod slash;
 pub mod status;
@@ -102,8 +104,15 @@ pub struct Launch {
     pub pick_session: bool,
 }
 
+/// How the TUI ended.
+#[derive(Debug, Default)]
+pub struct Exit {
+    /// Lines to print once the terminal is restored (tokens used, how to resume).
+    pub summary: Option<String>,
+}
+
 /// Run the TUI in the current terminal until the user quits.
-pub async fn run(config: Config, launch: Launch) -> io::Result<()> {
+pub async fn run(config: Config, launch: Launch) -> io::Result<Exit> {
     let Launch {
         prompt: initial_prompt,
         resumed,
@@ -152,7 +161,7 @@ pub async fn run(config: Config, launch: Launch) -> io::Result<()> {
                 Request::Quit => quit = true,
                 Request::NewSession => {
                     app.submit_op(Op::Shutdown);
-                    let (ops, events) = start_session(&config);
+                    let (ops, events) = start_session(&app.new_session_config(&config));
                     session_events = events;
                     session_alive = true;
                     app.reset_session(Box::new(ops));
@@ -245,5 +254,7 @@ pub async fn run(config: Config, launch: Launch) -> io::Result<()> {
         .await;
     }
     let restored = guard.exit();
-    result.and(restored)
+    result.and(restored).map(|()| Exit {
+        summary: app.exit_summary(),
+    })
 }

@@ -26,6 +26,8 @@ pub enum SlashCommand {
     Status,
     /// List the agents delegate_agent can run.
     Agents,
+    /// Show the MCP servers: status, tools, last error.
+    Mcp,
     /// List commands and keys.
     Help,
     /// Leave cairn.
@@ -50,6 +52,7 @@ impl SlashCommand {
             Self::Approvals => "Show or switch when cairn asks before acting",
             Self::Status => "Show provider, model, directory, tokens and plan mode",
             Self::Agents => "List the agents the model can delegate to",
+            Self::Mcp => "Show MCP servers: status, tools and errors",
             Self::Help => "List commands and keys",
             Self::Quit => "Exit cairn",
         }
@@ -64,7 +67,7 @@ impl SlashCommand {
             | Self::Compact
             | Self::Model
             | Self::Approvals => false,
-            Self::Plans | Self::Status | Self::Agents | Self::Help | Self::Quit => true,
+            Self::Plans | Self::Status | Self::Agents | Self::Mcp | Self::Help | Self::Quit => true,
         }
     }
 
@@ -147,6 +150,7 @@ mod tests {
                 "approvals",
                 "status",
                 "agents",
+                "mcp",
                 "help",
                 "quit"
             ]

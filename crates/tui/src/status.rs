@@ -7,6 +7,7 @@ use cairn_protocol::TokenUsage;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// Spinner frames, one per 80 ms.
 pub const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -35,6 +36,43 @@ pub struct StatusLine<'a> {
     pub model: &'a str,
 }
 
+/// A retry message cut to `room` columns: the error's words give way first, so
+/// "Reconnecting... n/m" (how far the retries are) stays visible.
+fn fit_retry(retry: &str, room: usize) -> String {
+    if retry.width() <= room {
+        return retry.to_string();
+    }
+    let Some(at) = retry.find("Reconnecting") else {
+        return truncate(retry, room);
+    };
+    let tail = &retry[at..];
+    let tail_width = tail.width();
+    if tail_width + 2 > room {
+        return truncate(tail, room);
+    }
+    let head = truncate(retry[..at].trim_end(), room - tail_width - 1);
+    format!("{head} {tail}")
+}
+
+/// `text` cut to `width` columns, ending in `…` when cut.
+fn truncate(text: &str, width: usize) -> String {
+    if text.width() <= width {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
+    out.push('…');
+    out
+}
+
 impl StatusLine<'_> {
     /// Draw into one row.
     pub fn render(&self, area: Rect, buf: &mut Buffer) {
@@ -57,7 +95,10 @@ impl StatusLine<'_> {
                 theme::working(),
             ));
             match self.retry {
-                Some(retry) => left.push(Span::styled(retry.to_string(), theme::warning())),
+                Some(retry) => {
+                    let room = usize::from(area.width).saturating_sub(spans_width(&left) + 1);
+                    left.push(Span::styled(fit_retry(retry, room), theme::warning()));
+                }
                 None => {
                     let mut short = left.clone();
                     short.push(Span::styled(strings::working_short(secs), theme::working()));
@@ -66,7 +107,8 @@ impl StatusLine<'_> {
                 }
             }
         } else if let Some(retry) = self.retry {
-            left.push(Span::styled(retry.to_string(), theme::warning()));
+            let room = usize::from(area.width).saturating_sub(spans_width(&left) + 1);
+            left.push(Span::styled(fit_retry(retry, room), theme::warning()));
         }
 
         // The right side gives way as the terminal narrows: first the token total, then the

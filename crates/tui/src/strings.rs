@@ -8,6 +8,8 @@ use std::path::Path;
 pub const COMPOSER_PLACEHOLDER: &str = "Ask cairn anything, or type / for commands";
 /// Title of the checklist cell (DESIGN.md §7).
 pub const UPDATED_PLAN: &str = "Updated Plan";
+/// Title of the cell of a stored (structured) plan.
+pub const STORED_PLAN: &str = "Plan";
 /// Badge when plan mode is off.
 pub const BADGE_NORMAL: &str = " NORMAL ";
 /// Badge when plan mode is on.
@@ -38,15 +40,19 @@ pub const INTERRUPTED: &str = "Interrupted. Tell the model what to do differentl
 pub const APPROVAL_ABORTED: &str = "Aborted: the call was not run and the task stopped.";
 /// Hint in the collapsed form of reasoning and long output.
 pub const EXPAND_HINT: &str = "ctrl+o to expand";
+/// The row left when the user hid the pinned plan.
+pub const PINNED_HIDDEN: &str = "▸ Plan hidden (ctrl+t to show)";
 /// Hint when the pinned plan can be hidden.
 pub const PINNED_HIDE_HINT: &str = "ctrl+t to hide";
 /// Title of the reasoning cell.
 pub const REASONING: &str = "Thinking";
 /// Answer sent when the user skips a question.
 pub const QUESTION_SKIPPED: &str = "The user skipped this question.";
+/// How a skipped question's answer shows in the transcript.
+pub const QUESTION_SKIPPED_SHOWN: &str = "(skipped)";
 /// Footer of the question overlay.
 pub const QUESTION_FOOTER_OPTIONS: &str =
-    "[1-9] Choose  or type an answer  [Enter] Send  [Esc] Skip";
+    "[↑↓/1-9] Choose  or type an answer  [Enter] Send  [Esc] Skip";
 /// Footer of the question overlay without options.
 pub const QUESTION_FOOTER_FREE: &str = "Type an answer  [Enter] Send  [Esc] Skip";
 /// Title of the exec approval overlay.
@@ -57,6 +63,29 @@ pub const APPROVE_PATCH_TITLE: &str = "Allow these file changes?";
 pub const APPROVE_READ_TITLE: &str = "Allow this read outside the workspace?";
 /// Before each path of a read approval.
 pub const READ_PATH_BULLET: &str = "• ";
+/// Title of the web fetch approval overlay.
+pub const APPROVE_FETCH_TITLE: &str = "Allow this web fetch?";
+/// Under the URL of a web fetch approval: what a fetch can do.
+pub const FETCH_URL_NOTE: &str =
+    "The whole address is sent to the host, query included: check it carries nothing private.";
+/// Title of the MCP tool approval overlay.
+pub const APPROVE_MCP_TITLE: &str = "Allow this MCP tool call?";
+/// Before the server of an MCP approval.
+pub const MCP_SERVER_LABEL: &str = "server  ";
+/// Before the tool of an MCP approval.
+pub const MCP_TOOL_LABEL: &str = "tool    ";
+/// Above the arguments of an MCP approval.
+pub const MCP_ARGUMENTS_LABEL: &str = "arguments";
+/// What the server says about the tool, and that cairn does not go by it.
+pub fn mcp_read_only_hint(hint: Option<bool>) -> &'static str {
+    match hint {
+        Some(true) => {
+            "The server marks this tool read-only (readOnlyHint); cairn does not take its word: list it in read_only_tools to run it unasked."
+        }
+        Some(false) => "The server marks this tool as one that changes things.",
+        None => "The server says nothing about whether this tool changes things.",
+    }
+}
 
 /// Keys of the approval overlay, one line each: `[a]` says what it covers, `[p]` only when a
 /// command prefix is offered; neither when the request cannot be approved for the session.
@@ -171,7 +200,9 @@ pub fn stored_plan_heading(id: &str, title: &str, status: &str) -> String {
 }
 /// Title of the session header cell.
 pub const APP_NAME: &str = "cairn";
-/// Shown in the status line and header when no provider is configured.
+/// The header's provider when none is configured (the notice below says how to set one).
+pub const HEADER_NO_PROVIDER: &str = "not configured (see below)";
+/// Shown in the status line when no provider is configured.
 pub const NO_PROVIDER: &str = "no provider";
 
 /// "'/x' is disabled while a task is in progress." (issue contract).
@@ -244,8 +275,11 @@ pub fn format_elapsed(secs: u64) -> String {
     }
 }
 
-/// "n of m done" for the pinned plan (issue contract).
+/// "n of m done" for the pinned plan (issue contract); a plan without steps says so.
 pub fn plan_progress(done: usize, total: usize) -> String {
+    if total == 0 {
+        return "no steps".to_string();
+    }
     format!("{done} of {total} done")
 }
 
@@ -289,7 +323,15 @@ pub fn duration(ms: u64) -> String {
 
 /// Lines of output hidden in a collapsed cell.
 pub fn more_lines(count: usize) -> String {
-    format!("… +{count} lines ({EXPAND_HINT})")
+    let noun = if count == 1 { "line" } else { "lines" };
+    format!("… +{count} {noun} ({EXPAND_HINT})")
+}
+
+/// Printed after the TUI exits.
+pub fn exit_summary(total_tokens: &str, session_id: &str) -> String {
+    format!(
+        "Token usage: {total_tokens} total\nTo continue this session, run: cairn resume {session_id}"
+    )
 }
 
 /// Tokens used so far, in the status line.
@@ -342,7 +384,14 @@ pub fn model_switched(model: &str) -> String {
     format!("Model set to {model} for the following turns.")
 }
 
-/// /approvals without a valid argument.
+/// `/approvals` with a value that is not a policy.
+pub fn approvals_invalid(value: &str) -> String {
+    format!(
+        "'{value}' is not an approval policy; the policy is unchanged. Use untrusted, on-request or never."
+    )
+}
+
+/// `/approvals` without a value: the current policy and the choices.
 pub fn approvals_usage(current: &str) -> String {
     format!(
         "Approval policy: {current}. Use /approvals untrusted | on-request | never.\n- untrusted: ask before every command and file change\n- on-request: run workspace edits and known-safe commands, ask for the rest\n- never: never ask"
@@ -371,7 +420,7 @@ pub fn help(commands: &[(String, &'static str)]) -> String {
         text.push_str(&format!("  {name:<12} {description}\n"));
     }
     text.push_str(
-        "\nKeys:\n  Enter        send (queued while a task runs)\n  Shift+Enter  new line (also Ctrl+J)\n  Up/Down      earlier prompts\n  Esc          interrupt the running task\n  Ctrl+C       interrupt; twice within 2 s quits\n  Ctrl+T       show or hide the pinned plan\n  Ctrl+O       expand or collapse reasoning and output\n  Ctrl+G       select a delegated run (Up/Down, Enter opens its transcript)\n  PgUp/PgDn    scroll the transcript (Home/End with an empty composer)",
+        "\nKeys:\n  Enter        send (queued while a task runs)\n  Shift+Enter  new line (also Ctrl+J)\n  Up/Down      earlier prompts\n  Esc          interrupt the running task\n  Ctrl+C       interrupt, or clear the draft; on an empty composer twice within 2 s quits\n  Ctrl+D       quit (empty composer)\n  Ctrl+U       delete to the start of the line (Ctrl+Z undoes)\n  Ctrl+T       show or hide the pinned plan\n  Ctrl+O       expand or collapse reasoning, output and diffs\n  Ctrl+G       select a delegated run (Up/Down, Enter opens its transcript)\n  PgUp/PgDn    scroll the transcript (Home/End with an empty composer)",
     );
     text
 }
@@ -432,9 +481,9 @@ pub fn completion_counts(done: usize, failed: usize, skipped: usize) -> String {
     format!(" · {done} done, {failed} failed, {skipped} skipped")
 }
 
-/// A command that exited with a non-zero code.
-pub fn exit_code(code: &str, duration_ms: u64) -> String {
-    format!("exit {code}, {}", duration(duration_ms))
+/// A command that exited with a non-zero code ("Ran `cargo test` · exit 1").
+pub fn exit_code(code: &str) -> String {
+    format!("exit {code}")
 }
 
 /// A failed tool call.
@@ -442,9 +491,15 @@ pub fn call_failed(duration_ms: u64) -> String {
     format!("failed, {}", duration(duration_ms))
 }
 
+/// Which lines of the plan Plan Review shows.
+pub fn plan_review_position(first: usize, last: usize, total: usize) -> String {
+    format!(" {first}-{last} of {total} ")
+}
+
 /// Lines below the viewport while scrolled up.
 pub fn lines_below(count: usize) -> String {
-    format!(" ↓ {count} more lines (End) ")
+    let noun = if count == 1 { "line" } else { "lines" };
+    format!(" ↓ {count} more {noun} (End) ")
 }
 
 /// Which lines of a long command or diff the approval overlay shows.
@@ -471,6 +526,10 @@ pub fn status_tokens(total: u64, input: u64, output: u64) -> String {
 pub const DELEGATES_HINT: &str = "ctrl+g to select";
 /// The delegate tree's keys while it has them.
 pub const DELEGATES_FOCUSED_HINT: &str = "↑↓ select · enter open · esc back";
+/// [`DELEGATES_HINT`] on a narrow screen.
+pub const DELEGATES_HINT_SHORT: &str = "ctrl+g";
+/// [`DELEGATES_FOCUSED_HINT`] on a narrow screen.
+pub const DELEGATES_FOCUSED_HINT_SHORT: &str = "↑↓ enter esc";
 /// Ctrl+G without any delegated run.
 pub const NO_DELEGATED_RUNS: &str =
     "No delegated runs yet. When the model delegates with delegate_agent, Ctrl+G selects one.";
@@ -478,6 +537,8 @@ pub const NO_DELEGATED_RUNS: &str =
 pub const DELEGATION_EXPAND_HINT: &str = "ctrl+o for summaries";
 /// Keys of the run overlay.
 pub const RUN_VIEW_FOOTER: &str = "[↑↓ PgUp PgDn] Scroll  [o] Full output  [Esc] Close";
+/// [`RUN_VIEW_FOOTER`] on a narrow screen.
+pub const RUN_VIEW_FOOTER_SHORT: &str = "[↑↓] Scroll [o] Output [Esc] Close";
 /// The run overlay while the run is running.
 pub const RUN_RUNNING: &str = "running…";
 /// A run the task ended without reporting.
@@ -491,6 +552,15 @@ pub fn delegates_title(running: usize, total: usize) -> String {
         format!("Agents · {total} finished")
     } else {
         format!("Agents · {running} of {total} running")
+    }
+}
+
+/// [`delegates_title`] on a narrow screen: "Agents 2/3".
+pub fn delegates_title_short(running: usize, total: usize) -> String {
+    if running == 0 {
+        format!("Agents {total} done")
+    } else {
+        format!("Agents {running}/{total}")
     }
 }
 
@@ -525,6 +595,39 @@ pub fn run_finished(duration: Option<&str>) -> String {
 /// A failed run in its overlay.
 pub fn run_failed(error: &str) -> String {
     format!("Failed: {error}")
+}
+
+/// /mcp with no servers configured.
+pub const MCP_NONE: &str = "No MCP servers configured. Add one with `cairn mcp add NAME -- COMMAND [ARGS...]` (docs/mcp.md).";
+/// Heading of /mcp.
+pub fn mcp_heading(count: usize) -> String {
+    format!("MCP servers ({count}):")
+}
+/// A server that is configured but off.
+pub const MCP_DISABLED: &str = "disabled";
+/// A server still starting.
+pub const MCP_STARTING: &str = "starting";
+/// A server whose tools are offered.
+pub const MCP_READY: &str = "ready";
+/// A server that failed or stopped.
+pub const MCP_FAILED: &str = "failed";
+/// A ready server that offers no tools.
+pub const MCP_NO_TOOLS: &str = "(no tools offered)";
+/// Before a server's error in /mcp.
+pub const MCP_ERROR_LEAD: &str = "error: ";
+/// After a tool's name in /mcp: read-only by config, and the server's own hint.
+pub fn mcp_tool_marks(read_only: bool, hint: Option<bool>) -> String {
+    let access = if read_only {
+        " · read-only (config)"
+    } else {
+        " · asks before running"
+    };
+    let hint = match hint {
+        Some(true) => " · server hint: read-only",
+        Some(false) => " · server hint: changes things",
+        None => "",
+    };
+    format!("{access}{hint}")
 }
 
 /// Heading of /agents.

@@ -107,6 +107,37 @@ pub fn truncate_with_ellipsis(line: Line<'static>, width: usize) -> Line<'static
     cut
 }
 
+/// `text` cut to `width` columns by replacing its middle with `…`, keeping both ends (file
+/// names: the start says what, the end says when and which kind).
+pub fn truncate_middle(text: &str, width: usize) -> String {
+    if text.width() <= width {
+        return text.to_string();
+    }
+    let room = width.saturating_sub(1);
+    let tail_room = room / 2 + room % 2;
+    let head_room = room - tail_room;
+    let take = |chars: &mut dyn Iterator<Item = char>, room: usize| {
+        let mut used = 0;
+        let mut out = Vec::new();
+        for c in chars {
+            let w = c.width().unwrap_or(0);
+            if used + w > room {
+                break;
+            }
+            used += w;
+            out.push(c);
+        }
+        out
+    };
+    let head = take(&mut text.chars(), head_room);
+    let mut tail = take(&mut text.chars().rev(), tail_room);
+    tail.reverse();
+    let mut out: String = head.into_iter().collect();
+    out.push('…');
+    out.extend(tail);
+    out
+}
+
 fn expand_tabs(text: &str) -> std::borrow::Cow<'_, str> {
     if text.contains('\t') || text.contains('\r') {
         std::borrow::Cow::Owned(text.replace('\t', "    ").replace('\r', ""))
@@ -279,6 +310,18 @@ mod tests {
         assert!(line_width(&line) <= 7);
         let short = truncate_with_ellipsis(Line::from("abc"), 7);
         assert_eq!(texts(&[short]), vec!["abc"]);
+    }
+
+    #[test]
+    fn truncates_in_the_middle_keeping_both_ends() {
+        assert_eq!(
+            truncate_middle("conv-1_20261122_030405.md", 22),
+            "conv-1_202…2_030405.md"
+        );
+        assert_eq!(truncate_middle("short.md", 22), "short.md");
+        let cut = truncate_middle("日本語のファイル名.md", 9);
+        assert!(cut.width() <= 9, "{cut}");
+        assert!(cut.ends_with(".md") && cut.starts_with("日本"), "{cut}");
     }
 
     #[test]

@@ -13,6 +13,33 @@ pub fn is_known_safe(command: &str) -> bool {
     segments.iter().all(segment_is_safe)
 }
 
+/// True when `command` only reads once the kernel's read-only sandbox stops every write:
+/// everything [`is_known_safe`] accepts, plus programs kept off that list only because they
+/// run code a file write could plant (`cargo metadata`, `cargo tree` run `rustc` as the
+/// workspace's `.cargo/config.toml` says). Inside the read-only sandbox such code cannot
+/// change anything, and in plan mode nothing can plant it.
+pub fn is_read_only_when_sandboxed(command: &str) -> bool {
+    let Some(segments) = split_segments(command) else {
+        return false;
+    };
+    segments
+        .iter()
+        .all(|segment| segment_is_safe(segment) || reads_under_sandbox(segment))
+}
+
+fn reads_under_sandbox(segment: &Segment) -> bool {
+    let Some(words) = shlex::split(&segment.text) else {
+        return false;
+    };
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    match words.as_slice() {
+        // `--manifest-path`/`-Z` stay readers too; only output files would write, and the
+        // sandbox refuses those.
+        ["cargo", "metadata" | "tree", ..] => !segment.has_glob,
+        _ => false,
+    }
+}
+
 /// The simple commands of a chain joined by `&&`, `||`, `;`, `|` or newlines, each split into
 /// words; `None` when the command uses anything else (redirects, substitutions, subshells,
 /// background jobs, variable expansion, braces, comments) or its quoting does not parse.

@@ -41,6 +41,16 @@ pub fn headless_denial(request: &ApprovalRequest) -> String {
         (ApprovalKind::Read { .. }, None) => {
             "The user can allow reads there with `[permissions] readable_roots` in config.toml, or all calls with --approval never."
         }
+        (ApprovalKind::Mcp { server, tool, .. }, None) => {
+            return format!(
+                "This call needs the user's approval, but no user is available to approve it (cairn exec), so it was not run: {description}. Do not retry it; finish what you can without it. (If `{tool}` only reads, the user can list it in `read_only_tools` of [mcp_servers.{server}] in config.toml; or allow all calls with --approval never.)"
+            );
+        }
+        (ApprovalKind::Fetch { host, .. }, None) => {
+            return format!(
+                "This call needs the user's approval, but no user is available to approve it (cairn exec), so it was not run: {description}. Do not retry it; finish what you can without it. (The user can list `{host}` in `[tools.web] allowed_hosts` in config.toml, or allow all calls with --approval never.)"
+            );
+        }
         _ => "The user can allow such calls with --approval never.",
     };
     format!(

@@ -119,7 +119,7 @@ pub fn request_body(request: &ModelRequest) -> Value {
                     "function": {
                         "name": t.name,
                         "description": t.description,
-                        "parameters": t.parameters,
+                        "parameters": super::schema::portable(&t.parameters),
                     }
                 })
             })

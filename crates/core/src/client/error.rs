@@ -23,7 +23,8 @@ pub enum ClientError {
     Transport {
         /// Full sentence for the user.
         message: String,
-        /// False for a refused connection (nothing listens; retrying will not help).
+        /// Whether trying again may help (every transport failure so far: a refused
+        /// connection is retried too, since a local server may be restarting).
         retryable: bool,
     },
     /// The stream sent nothing for longer than the idle timeout.
@@ -204,9 +205,11 @@ impl ClientError {
         } else {
             format!("connection to {url} failed: {}", root_cause(err))
         };
+        // A refused connection is retried like any transient failure: a local server
+        // (Ollama, llama.cpp) restarting refuses for a moment. The budget keeps it short.
         Self::Transport {
             message,
-            retryable: !refused,
+            retryable: true,
         }
     }
 }

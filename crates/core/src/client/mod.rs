@@ -9,6 +9,7 @@ pub mod chat_completions;
 pub mod error;
 pub mod responses;
 pub mod retry;
+pub mod schema;
 pub mod sse;
 
 use crate::config::{Config, ProviderInfo, WireApi};

@@ -80,6 +80,18 @@ fn is_reasoning_model(model: &str) -> bool {
         .any(|prefix| model.starts_with(prefix))
 }
 
+/// The Responses API's `reasoning.effort` for `reasoning_effort`: a level as it is, a token
+/// budget (which only Anthropic takes directly) as the level whose budget is nearest.
+fn effort_level(effort: &str) -> &str {
+    match effort.trim().parse::<u32>() {
+        Ok(tokens) if tokens < 1_024 => "minimal",
+        Ok(tokens) if tokens <= 6_000 => "low",
+        Ok(tokens) if tokens <= 20_000 => "medium",
+        Ok(_) => "high",
+        Err(_) => effort,
+    }
+}
+
 /// The JSON body for a request.
 pub fn request_body(request: &ModelRequest, reasoning_effort: Option<&str>) -> Value {
     let input: Vec<Value> = request.input.iter().filter_map(input_item).collect();
@@ -87,11 +99,18 @@ pub fn request_body(request: &ModelRequest, reasoning_effort: Option<&str>) -> V
         .tools
         .iter()
         .map(|t| {
+            // `[tools.web] search = "provider"`: the server's own search tool.
+            if t.parameters
+                .get(crate::tools::handlers::web_search::HOSTED_MARKER)
+                .is_some()
+            {
+                return json!({"type": t.name});
+            }
             json!({
                 "type": "function",
                 "name": t.name,
                 "description": t.description,
-                "parameters": t.parameters,
+                "parameters": super::schema::portable(&t.parameters),
             })
         })
         .collect();
@@ -108,7 +127,7 @@ pub fn request_body(request: &ModelRequest, reasoning_effort: Option<&str>) -> V
     }
     if is_reasoning_model(&request.model) {
         body["include"] = json!(["reasoning.encrypted_content"]);
-        if let Some(effort) = reasoning_effort {
+        if let Some(effort) = reasoning_effort.map(effort_level) {
             body["reasoning"] = json!({"effort": effort, "summary": "auto"});
         }
     }
@@ -522,6 +541,19 @@ mod tests {
         old.model = "gpt-4.1".into();
         let body = request_body(&old, Some("high"));
         assert!(body.get("reasoning").is_none() && body.get("include").is_none());
+    }
+
+    #[test]
+    fn a_token_budget_becomes_the_nearest_effort_level() {
+        for (budget, level) in [
+            ("500", "minimal"),
+            ("4096", "low"),
+            ("8000", "medium"),
+            ("32000", "high"),
+        ] {
+            let body = request_body(&request(vec![]), Some(budget));
+            assert_eq!(body["reasoning"]["effort"], level, "{budget}");
+        }
     }
 
     #[test]

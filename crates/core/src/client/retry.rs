@@ -1,7 +1,6 @@
 //! Retry timing: jittered exponential backoff that honours the server's Retry-After.
 
 use super::ClientError;
-use rand::Rng;
 use std::time::Duration;
 
 const BASE_DELAY: Duration = Duration::from_millis(200);
@@ -18,8 +17,15 @@ pub fn backoff(attempt: u32, error: &ClientError) -> Duration {
     }
     let exp = BASE_DELAY.saturating_mul(1u32 << attempt.saturating_sub(1).min(16));
     let capped = exp.min(MAX_DELAY);
-    let jitter = rand::rng().random_range(0.8..1.2);
-    capped.mul_f64(jitter)
+    capped.mul_f64(jitter())
+}
+
+/// A factor in 0.8..1.2, different at every call. Jitter needs no quality randomness: std's
+/// randomly keyed hasher (new keys per `RandomState`) is enough, without a dependency.
+fn jitter() -> f64 {
+    use std::hash::BuildHasher;
+    let bits = std::collections::hash_map::RandomState::new().hash_one(0u8);
+    0.8 + 0.4 * (bits >> 11) as f64 / (1u64 << 53) as f64
 }
 
 #[cfg(test)]
@@ -34,6 +40,18 @@ mod tests {
         let third = backoff(3, &err);
         assert!(third >= Duration::from_millis(640) && third <= Duration::from_millis(960));
         assert!(backoff(40, &err) <= MAX_DELAY.mul_f64(1.2));
+    }
+
+    #[test]
+    fn jitter_stays_in_range_and_varies() {
+        let factors: Vec<f64> = (0..200).map(|_| jitter()).collect();
+        assert!(
+            factors.iter().all(|f| (0.8..1.2).contains(f)),
+            "{factors:?}"
+        );
+        let distinct: std::collections::BTreeSet<u64> =
+            factors.iter().map(|f| f.to_bits()).collect();
+        assert!(distinct.len() > 150, "{} distinct", distinct.len());
     }
 
     #[test]

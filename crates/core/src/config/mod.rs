@@ -6,16 +6,21 @@
 
 mod describe;
 mod detect;
+pub mod mcp;
 pub mod providers;
+pub mod web;
 
 pub use describe::describe_providers;
 
+pub use crate::model_family::{EditTools, ModelFamily};
 use cairn_protocol::ApprovalPolicy;
 pub use detect::{LocalOllama, describe_provider_choice, probe_ollama};
+pub use mcp::{McpServerConfig, McpServerToml, McpTransport};
 pub use providers::{ProviderInfo, ProviderToml, WireApi};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+pub use web::{SearchBackend, SearchSettings, WebSettings, WebToml};
 
 /// The one line shown when no provider could be chosen.
 pub const NO_PROVIDER_GUIDANCE: &str = "No model provider configured: set OPENAI_API_KEY or ANTHROPIC_API_KEY, start Ollama, or set `provider` in $CAIRN_HOME/config.toml (see docs/config.md).";
@@ -47,9 +52,16 @@ impl PlanningStyle {
 pub struct ToolsToml {
     /// `checklist` or `structured`.
     pub planning: Option<PlanningStyle>,
+    /// `auto`, `apply_patch`, `edit_file` or `both`: which edit tools are offered.
+    pub edit: Option<EditTools>,
     /// `[tools.shell]`.
     #[serde(default)]
     pub shell: ShellToml,
+    /// `[tools.web]`.
+    #[serde(default)]
+    pub web: WebToml,
+    /// `create_plan` (and a `revise` that changes the steps) waits for the user's approval.
+    pub require_plan_approval: Option<bool>,
 }
 
 /// `[tools.shell]` table.
@@ -187,11 +199,16 @@ impl Default for ShellSettings {
 pub struct ConfigToml {
     /// Model name.
     pub model: Option<String>,
+    /// The model family whose instructions and edit tools are used, instead of the one the
+    /// model id implies.
+    pub model_family: Option<ModelFamily>,
     /// Key of `[providers]` or a built-in provider.
     pub provider: Option<String>,
     /// `untrusted`, `on-request` or `never`.
     pub approval_policy: Option<ApprovalPolicy>,
-    /// `reasoning.effort` for the Responses API (`minimal`, `low`, `medium`, `high`).
+    /// `minimal`, `low`, `medium`, `high`, or a thinking budget in tokens (a number, as
+    /// `-c reasoning_effort=8000` gives it, or a string of digits).
+    #[serde(default, deserialize_with = "effort_or_budget")]
     pub reasoning_effort: Option<String>,
     /// Provider tables.
     #[serde(default)]
@@ -212,6 +229,12 @@ pub struct ConfigToml {
     /// Delegation to sub-agents.
     #[serde(default)]
     pub multi_agent: MultiAgentToml,
+    /// MCP servers whose tools the model is offered.
+    #[serde(default)]
+    pub mcp_servers: BTreeMap<String, McpServerToml>,
+    /// The kernel sandbox around shell commands.
+    #[serde(default)]
+    pub sandbox: crate::sandbox::SandboxToml,
 }
 
 /// Why a provider was chosen (shown by `/status` and `--list-providers`).
@@ -244,6 +267,10 @@ pub struct Config {
     pub approval_policy: ApprovalPolicy,
     /// Planning tool style.
     pub planning: PlanningStyle,
+    /// `model_family`: overrides the family the model id implies.
+    pub model_family: Option<ModelFamily>,
+    /// `[tools] edit`.
+    pub edit_tools: EditTools,
     /// `reasoning.effort` for the Responses API.
     pub reasoning_effort: Option<String>,
     /// Every provider table the user wrote (for `/status` and switching).
@@ -263,6 +290,14 @@ pub struct Config {
     pub compact_threshold: f64,
     /// `[multi_agent]`.
     pub multi_agent: MultiAgentSettings,
+    /// `[mcp_servers]`, in name order.
+    pub mcp_servers: Vec<McpServerConfig>,
+    /// `[sandbox]`, and what the kernel enforces.
+    pub sandbox: crate::sandbox::SandboxSettings,
+    /// `[tools.web]`.
+    pub web: WebSettings,
+    /// `[tools] require_plan_approval`: structured plans wait for the user's approval.
+    pub require_plan_approval: bool,
 }
 
 /// A config file or override that could not be understood.
@@ -319,18 +354,7 @@ impl Config {
         overrides: &ConfigOverrides,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Self, ConfigError> {
-        let cairn_home = overrides
-            .cairn_home
-            .clone()
-            // An empty CAIRN_HOME must not mean "the current directory": a repository could
-            // then supply the config (and receive the API key).
-            .or_else(|| {
-                env("CAIRN_HOME")
-                    .filter(|v| !v.trim().is_empty())
-                    .map(PathBuf::from)
-            })
-            .or_else(|| dirs::home_dir().map(|h| h.join(".cairn")))
-            .unwrap_or_else(|| PathBuf::from(".cairn"));
+        let cairn_home = cairn_home(overrides, env);
         let file = cairn_home.join("config.toml");
         let mut table = read_table(&file)?;
         for raw in &overrides.raw {
@@ -400,6 +424,14 @@ impl Config {
         }
         let multi_agent =
             multi_agent_settings(&parsed.multi_agent, &cairn_home.join("config.toml"))?;
+        let mcp_servers = mcp::resolve_servers(
+            &parsed.mcp_servers,
+            &cairn_home.join("config.toml"),
+            &cwd,
+            env,
+        )?;
+        let sandbox = crate::sandbox::SandboxSettings::from_toml(&parsed.sandbox, env);
+        let web = web::settings(&parsed.tools.web, &cairn_home.join("config.toml"), env)?;
         let readable_roots = parsed
             .permissions
             .readable_roots
@@ -414,6 +446,8 @@ impl Config {
             provider_reason,
             approval_policy: parsed.approval_policy.unwrap_or_default(),
             planning: parsed.tools.planning.unwrap_or_default(),
+            model_family: parsed.model_family,
+            edit_tools: parsed.tools.edit.unwrap_or_default(),
             reasoning_effort: parsed.reasoning_effort,
             user_providers: parsed.providers,
             detect_local,
@@ -426,7 +460,18 @@ impl Config {
             model_context_window: parsed.model_context_window,
             compact_threshold,
             multi_agent,
+            mcp_servers,
+            sandbox,
+            web,
+            require_plan_approval: parsed.tools.require_plan_approval.unwrap_or(false),
         })
+    }
+
+    /// The family whose instructions and edit tools `model` gets: `model_family` when set,
+    /// else the one its id implies.
+    pub fn family_for(&self, model: &str) -> ModelFamily {
+        self.model_family
+            .unwrap_or_else(|| ModelFamily::from_model_id(model))
     }
 
     /// `$CAIRN_HOME/plans`.
@@ -452,6 +497,8 @@ impl Config {
             provider_reason: ProviderReason::NoneFound,
             approval_policy: ApprovalPolicy::OnRequest,
             planning: PlanningStyle::Checklist,
+            model_family: None,
+            edit_tools: EditTools::Auto,
             reasoning_effort: None,
             user_providers: BTreeMap::new(),
             detect_local: false,
@@ -461,8 +508,28 @@ impl Config {
             model_context_window: None,
             compact_threshold: DEFAULT_COMPACT_THRESHOLD,
             multi_agent: MultiAgentSettings::default(),
+            mcp_servers: Vec::new(),
+            sandbox: crate::sandbox::SandboxSettings::default(),
+            web: WebSettings::default(),
+            require_plan_approval: false,
         }
     }
+}
+
+/// `$CAIRN_HOME`: the override, else the `CAIRN_HOME` variable, else `~/.cairn`.
+pub fn cairn_home(overrides: &ConfigOverrides, env: &dyn Fn(&str) -> Option<String>) -> PathBuf {
+    overrides
+        .cairn_home
+        .clone()
+        // An empty CAIRN_HOME must not mean "the current directory": a repository could
+        // then supply the config (and receive the API key).
+        .or_else(|| {
+            env("CAIRN_HOME")
+                .filter(|v| !v.trim().is_empty())
+                .map(PathBuf::from)
+        })
+        .or_else(|| dirs::home_dir().map(|h| h.join(".cairn")))
+        .unwrap_or_else(|| PathBuf::from(".cairn"))
 }
 
 /// `[multi_agent]` checked: limits above zero, agent ids of `[a-z0-9_-]`.
@@ -570,6 +637,23 @@ fn file_error(path: &Path, text: &str, err: &toml::de::Error) -> ConfigError {
         path: path.to_path_buf(),
         message: format!("{location}{}", err.message().trim_end()),
     }
+}
+
+/// `reasoning_effort`: a level, or a token budget written as a number.
+fn effort_or_budget<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum EffortOrBudget {
+        Budget(u32),
+        Effort(String),
+    }
+    Ok(match Option::<EffortOrBudget>::deserialize(deserializer)? {
+        Some(EffortOrBudget::Budget(tokens)) => Some(tokens.to_string()),
+        Some(EffortOrBudget::Effort(effort)) => Some(effort),
+        None => None,
+    })
 }
 
 /// Apply `key.path=value`; the value is parsed as TOML and taken as a string if that fails.
@@ -688,6 +772,26 @@ mod tests {
     }
 
     #[test]
+    fn reasoning_effort_takes_a_level_or_a_token_budget() {
+        let home = tempfile::tempdir().unwrap();
+        for (raw, wanted) in [
+            ("reasoning_effort=8000", "8000"),
+            ("reasoning_effort=\"12000\"", "12000"),
+            ("reasoning_effort=high", "high"),
+        ] {
+            let config = load(home.path(), &[raw], &[]).unwrap();
+            assert_eq!(config.reasoning_effort.as_deref(), Some(wanted), "{raw}");
+        }
+        std::fs::write(home.path().join("config.toml"), "reasoning_effort = 2048\n").unwrap();
+        let config = load(home.path(), &[], &[]).unwrap();
+        assert_eq!(config.reasoning_effort.as_deref(), Some("2048"));
+        assert_eq!(
+            crate::client::anthropic::thinking_budget(config.reasoning_effort.as_deref(), 8192),
+            Some(2048)
+        );
+    }
+
+    #[test]
     fn bad_file_names_path_line_and_key() {
         let home = tempfile::tempdir().unwrap();
         let path = home.path().join("config.toml");
@@ -700,6 +804,57 @@ mod tests {
         std::fs::write(&path, "modle = \"x\"\n").unwrap();
         let err = load(home.path(), &[], &[]).unwrap_err().to_string();
         assert!(err.contains("line 1") && err.contains("modle"), "{err}");
+    }
+
+    #[test]
+    fn model_family_and_edit_tools_are_read_and_override() {
+        let home = tempfile::tempdir().unwrap();
+        let config = load(home.path(), &["model=\"claude-sonnet-4-5\""], &[]).unwrap();
+        assert_eq!(config.model_family, None);
+        assert_eq!(config.edit_tools, EditTools::Auto);
+        assert_eq!(config.family_for(&config.model), ModelFamily::Claude);
+
+        std::fs::write(
+            home.path().join("config.toml"),
+            "model = \"claude-sonnet-4-5\"\nmodel_family = \"gpt\"\n[tools]\nedit = \"both\"\n",
+        )
+        .unwrap();
+        let config = load(home.path(), &[], &[]).unwrap();
+        assert_eq!(config.family_for(&config.model), ModelFamily::Gpt);
+        assert_eq!(config.edit_tools, EditTools::Both);
+        let config = load(home.path(), &["tools.edit=\"edit_file\""], &[]).unwrap();
+        assert_eq!(config.edit_tools, EditTools::EditFile);
+    }
+
+    #[test]
+    fn bad_model_family_or_edit_choice_names_file_line_and_key() {
+        let home = tempfile::tempdir().unwrap();
+        let path = home.path().join("config.toml");
+        std::fs::write(&path, "model = \"x\"\nmodel_family = \"gtp\"\n").unwrap();
+        let err = load(home.path(), &[], &[]).unwrap_err().to_string();
+        assert!(err.contains(&path.display().to_string()), "{err}");
+        assert!(
+            err.contains("line 2") && err.contains("model_family"),
+            "{err}"
+        );
+        assert!(err.contains("gpt, claude, gemini, qwen, other"), "{err}");
+
+        std::fs::write(&path, "[tools]\nedit = \"patch\"\n").unwrap();
+        let err = load(home.path(), &[], &[]).unwrap_err().to_string();
+        assert!(
+            err.contains("line 2") && err.contains("tools.edit"),
+            "{err}"
+        );
+        assert!(err.contains("auto, apply_patch, edit_file, both"), "{err}");
+
+        std::fs::remove_file(&path).unwrap();
+        let err = load(home.path(), &["model_family=llama"], &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("model_family") && err.contains("-c overrides"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -6,8 +6,8 @@
 use crate::tools::{args_value, names};
 use std::path::{Component, Path, PathBuf};
 
-/// Tools offered in plan mode. `write_file` and `edit_file` are further limited to the plan
-/// file by [`check_call`].
+/// Tools offered in plan mode. `write_file`, `edit_file` and `apply_patch` are further limited
+/// to the plan file by [`check_call`]; a model is offered only those of its edit dialect.
 pub const ALLOWED_TOOLS: &[&str] = &[
     names::READ_FILE,
     names::LIST_DIR,
@@ -18,7 +18,12 @@ pub const ALLOWED_TOOLS: &[&str] = &[
     names::EXIT_PLAN_MODE,
     names::WRITE_FILE,
     names::EDIT_FILE,
+    names::APPLY_PATCH,
     names::READ_PLAN,
+    // Present only when configured; they read, and a fetch of an unlisted host still asks
+    // under `untrusted`.
+    names::WEB_FETCH,
+    names::WEB_SEARCH,
     // Only read-only agents, whose runs stay read-only (checked by the handler and, for each
     // of the run's calls, by the dispatcher).
     names::DELEGATE_AGENT,
@@ -36,33 +41,70 @@ pub fn is_offered(tool: &str) -> bool {
     ALLOWED_TOOLS.contains(&tool)
 }
 
+/// Whether plan mode offers the MCP tool `tool`: only when the user configured it read-only
+/// (`read_only_by_config`); the server's `readOnlyHint` never counts.
+pub fn check_mcp_call(tool: &str, read_only_by_config: bool) -> Result<(), String> {
+    if read_only_by_config {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} MCP tools are allowed in plan mode only when listed in `read_only_tools` (or `read_only = true`) of their [mcp_servers] entry.",
+            refusal(tool)
+        ))
+    }
+}
+
+/// Whether `tool` is offered in plan mode under `config`: [`ALLOWED_TOOLS`], plus the shell
+/// where the read-only sandbox is enforced (its calls are checked by
+/// [`super::shell::check_call`] instead of [`check_call`]).
+pub fn is_offered_with(tool: &str, config: &crate::config::Config) -> bool {
+    is_offered(tool) || (tool == names::SHELL && super::shell::availability(config).is_ok())
+}
+
 /// Check one call in plan mode. `plan_file` is the path fixed at entry; `cwd` resolves relative
 /// paths. Returns the refusal text when the call is not allowed.
 pub fn check_call(tool: &str, arguments: &str, plan_file: &Path, cwd: &Path) -> Result<(), String> {
     if !is_offered(tool) {
         return Err(refusal(tool));
     }
-    if tool != names::WRITE_FILE && tool != names::EDIT_FILE {
-        return Ok(());
-    }
     let args = args_value(arguments);
-    let Some(raw) = args.get("path").and_then(|p| p.as_str()) else {
-        return Err(refusal(tool));
+    let targets: Vec<String> = match tool {
+        names::WRITE_FILE | names::EDIT_FILE => {
+            let Some(raw) = args.get("path").and_then(|p| p.as_str()) else {
+                return Err(refusal(tool));
+            };
+            vec![raw.to_string()]
+        }
+        names::APPLY_PATCH => {
+            let input = args.get("input").and_then(|p| p.as_str()).unwrap_or("");
+            match crate::tools::handlers::apply_patch::written_paths(input) {
+                Some(paths) if !paths.is_empty() => paths,
+                // Unparsable, or it deletes or moves a file: never on the plan file's behalf.
+                _ => return Err(plan_file_only(tool, plan_file)),
+            }
+        }
+        _ => return Ok(()),
     };
     // Resolve exactly as the file tools will (`~/`, trimming, `..`), so the path checked is the
     // path written.
-    let Ok(path) = crate::tools::handlers::paths::resolve(cwd, raw) else {
-        return Err(refusal(tool));
-    };
-    if is_the_plan_file(&path, plan_file, cwd) {
+    let all_plan_file = targets.iter().all(|raw| {
+        crate::tools::handlers::paths::resolve(cwd, raw)
+            .is_ok_and(|path| is_the_plan_file(&path, plan_file, cwd))
+    });
+    if all_plan_file {
         Ok(())
     } else {
-        Err(format!(
-            "{} In plan mode write_file and edit_file may only target the plan file: {}",
-            refusal(tool),
-            plan_file.display()
-        ))
+        Err(plan_file_only(tool, plan_file))
     }
+}
+
+/// The refusal of a file tool call that reaches beyond the plan file.
+fn plan_file_only(tool: &str, plan_file: &Path) -> String {
+    format!(
+        "{} In plan mode the file tools may only write the plan file, by its absolute path: {}",
+        refusal(tool),
+        plan_file.display()
+    )
 }
 
 /// True when `target` names exactly the plan file: the same path after lexical
@@ -141,6 +183,7 @@ mod tests {
             "Tool 'shell' is not allowed in plan mode. Only read-only tools and the plan file can be used."
         );
         assert!(check_call("apply_patch", "{}", &plan, &cwd).is_err());
+        assert!(check_call("apply_patch", r#"{"input":"nonsense"}"#, &plan, &cwd).is_err());
         assert!(check_call("made_up", "{}", &plan, &cwd).is_err());
     }
 
@@ -156,6 +199,39 @@ mod tests {
         let elsewhere = cwd.join("plans").join(plan.file_name().unwrap());
         assert!(check_call("write_file", &args(&elsewhere), &plan, &cwd).is_err());
         assert!(check_call("write_file", r#"{"content":"x"}"#, &plan, &cwd).is_err());
+    }
+
+    #[test]
+    fn apply_patch_reaches_only_the_plan_file() {
+        let (_d, plan, cwd) = setup();
+        let patch = |body: String| {
+            serde_json::json!({"input": format!("*** Begin Patch\n{body}*** End Patch\n")})
+                .to_string()
+        };
+        let add = |p: &Path| format!("*** Add File: {}\n+# Plan\n", p.display());
+        let update = |p: &Path| {
+            format!(
+                "*** Update File: {}\n@@\n-# Plan\n+# Better plan\n",
+                p.display()
+            )
+        };
+        assert!(check_call("apply_patch", &patch(add(&plan)), &plan, &cwd).is_ok());
+        assert!(check_call("apply_patch", &patch(update(&plan)), &plan, &cwd).is_ok());
+        let src = cwd.join("src.rs");
+        let err = check_call("apply_patch", &patch(add(&src)), &plan, &cwd).unwrap_err();
+        assert!(err.contains("may only write the plan file"), "{err}");
+        // One foreign file in the patch is enough to refuse all of it.
+        let both = patch(format!("{}{}", add(&plan), add(&src)));
+        assert!(check_call("apply_patch", &both, &plan, &cwd).is_err());
+        // Deleting or moving the plan file is not writing it.
+        let delete = patch(format!("*** Delete File: {}\n", plan.display()));
+        assert!(check_call("apply_patch", &delete, &plan, &cwd).is_err());
+        let moved = patch(format!(
+            "*** Update File: {}\n*** Move to: {}\n@@\n-# Plan\n+# Plan\n",
+            plan.display(),
+            src.display()
+        ));
+        assert!(check_call("apply_patch", &moved, &plan, &cwd).is_err());
     }
 
     #[test]

@@ -6,9 +6,10 @@
 
 pub mod filter;
 pub mod reminder;
+pub mod shell;
 
+use chrono::{DateTime, Datelike, Timelike, Utc};
 use std::path::{Path, PathBuf};
-use time::OffsetDateTime;
 
 /// Tool output after the user approved the plan.
 pub const APPROVED_TEXT: &str = "Plan approved. You can now start implementing the plan.";
@@ -46,7 +47,7 @@ impl PlanModeState {
 
     /// Turn plan mode on with a new plan file in `plans_dir` (created on demand).
     /// Returns the plan file path.
-    pub fn enter(&mut self, plans_dir: &Path, now: OffsetDateTime) -> Result<PathBuf, String> {
+    pub fn enter(&mut self, plans_dir: &Path, now: DateTime<Utc>) -> Result<PathBuf, String> {
         if self.active {
             return Err("Already in plan mode.".to_string());
         }
@@ -77,7 +78,7 @@ impl PlanModeState {
 
     /// A plan file path that no earlier period used: re-entering within the same second must
     /// not overwrite the previous plan, so a `_2`, `_3`, ... suffix is added when needed.
-    fn unused_plan_path(&self, dir: &Path, now: OffsetDateTime) -> PathBuf {
+    fn unused_plan_path(&self, dir: &Path, now: DateTime<Utc>) -> PathBuf {
         let name = plan_file_name(&self.conversation_id, now);
         let stem = name.trim_end_matches(".md");
         let mut candidate = dir.join(&name);
@@ -110,11 +111,11 @@ impl PlanModeState {
 }
 
 /// `{conversation_id}_{YYYYMMDD_HHMMSS}.md`.
-pub fn plan_file_name(conversation_id: &str, now: OffsetDateTime) -> String {
+pub fn plan_file_name(conversation_id: &str, now: DateTime<Utc>) -> String {
     format!(
         "{conversation_id}_{:04}{:02}{:02}_{:02}{:02}{:02}.md",
         now.year(),
-        u8::from(now.month()),
+        now.month(),
         now.day(),
         now.hour(),
         now.minute(),
@@ -125,11 +126,11 @@ pub fn plan_file_name(conversation_id: &str, now: OffsetDateTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use time::macros::datetime;
+    use crate::plans::utc;
 
     #[test]
     fn plan_file_name_has_conversation_and_timestamp() {
-        let now = datetime!(2026-11-22 03:04:05 UTC);
+        let now = utc("2026-11-22 03:04:05");
         assert_eq!(plan_file_name("abc", now), "abc_20261122_030405.md");
     }
 
@@ -138,21 +139,15 @@ mod tests {
         let home = tempfile::tempdir().unwrap();
         let dir = home.path().join("plans");
         let mut state = PlanModeState::new("conv");
-        let first = state
-            .enter(&dir, datetime!(2026-11-22 03:04:05 UTC))
-            .unwrap();
+        let first = state.enter(&dir, utc("2026-11-22 03:04:05")).unwrap();
         assert!(dir.is_dir());
         assert_eq!(
-            state
-                .enter(&dir, datetime!(2026-11-22 03:04:06 UTC))
-                .unwrap_err(),
+            state.enter(&dir, utc("2026-11-22 03:04:06")).unwrap_err(),
             "Already in plan mode."
         );
         state.approve();
         assert!(state.has_exited && !state.active);
-        let second = state
-            .enter(&dir, datetime!(2026-11-22 04:00:00 UTC))
-            .unwrap();
+        let second = state.enter(&dir, utc("2026-11-22 04:00:00")).unwrap();
         assert_ne!(first, second);
         assert_eq!(state.previous_plan_file.as_deref(), Some(first.as_path()));
         assert!(state.reentry_reminder_pending);
@@ -162,7 +157,7 @@ mod tests {
     fn re_entry_in_the_same_second_gets_a_new_file() {
         let home = tempfile::tempdir().unwrap();
         let dir = home.path().join("plans");
-        let now = datetime!(2026-11-22 03:04:05 UTC);
+        let now = utc("2026-11-22 03:04:05");
         let mut state = PlanModeState::new("conv");
         let first = state.enter(&dir, now).unwrap();
         std::fs::write(&first, "plan one").unwrap();
@@ -183,9 +178,7 @@ mod tests {
         let file = home.path().join("not-a-dir");
         std::fs::write(&file, "x").unwrap();
         let mut state = PlanModeState::new("conv");
-        let err = state
-            .enter(&file.join("plans"), OffsetDateTime::now_utc())
-            .unwrap_err();
+        let err = state.enter(&file.join("plans"), Utc::now()).unwrap_err();
         assert!(
             err.contains("Could not create the plans directory"),
             "{err}"

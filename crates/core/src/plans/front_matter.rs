@@ -4,8 +4,7 @@
 //! as JSON strings; a JSON string is also a valid YAML double-quoted scalar, so other tools
 //! read the same value.
 
-use time::OffsetDateTime;
-use time::format_description::well_known::Rfc3339;
+use chrono::{DateTime, SecondsFormat, Utc};
 
 /// Front matter split from a document.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -90,14 +89,14 @@ pub fn quote(value: &str) -> String {
 }
 
 /// RFC 3339 text of `time`.
-pub fn format_time(time: OffsetDateTime) -> String {
-    time.format(&Rfc3339)
-        .unwrap_or_else(|_| time.unix_timestamp().to_string())
+pub fn format_time(time: DateTime<Utc>) -> String {
+    time.to_rfc3339_opts(SecondsFormat::AutoSi, true)
 }
 
 /// Parse an RFC 3339 timestamp.
-pub fn parse_time(text: &str) -> Result<OffsetDateTime, String> {
-    OffsetDateTime::parse(text.trim(), &Rfc3339)
+pub fn parse_time(text: &str) -> Result<DateTime<Utc>, String> {
+    DateTime::parse_from_rfc3339(text.trim())
+        .map(|time| time.with_timezone(&Utc))
         .map_err(|e| format!("'{text}' is not an RFC 3339 timestamp ({e})"))
 }
 

@@ -2,9 +2,9 @@
 //! JSON form, and the front matter cairn shows above a stored document.
 
 use super::{PlanSummary, front_matter};
+use chrono::{DateTime, Datelike, Utc};
 use serde_json::json;
 use std::path::Path;
-use time::OffsetDateTime;
 
 /// Longest title shown in the table; longer ones end in `…`.
 pub const TITLE_WIDTH: usize = 48;
@@ -17,8 +17,11 @@ pub fn empty_message(dir: &Path) -> String {
     )
 }
 
-/// `done/total`.
+/// `done/total`, or `-` for a plan without steps (a plan-mode plan written as prose).
 pub fn progress(summary: &PlanSummary) -> String {
+    if summary.total == 0 {
+        return "-".to_string();
+    }
     format!("{}/{}", summary.done, summary.total)
 }
 
@@ -28,6 +31,56 @@ pub fn printable(text: &str) -> String {
     text.chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect()
+}
+
+/// A whole document made safe to print to a terminal: escape sequences (CSI, OSC, DCS and
+/// the like, in their 7-bit and 8-bit forms) are removed and other control characters
+/// dropped, keeping only newlines and tabs. Documents are text the model wrote, and `cairn
+/// plans show` must not let it move the cursor, retitle the window or hide lines.
+pub fn printable_document(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\n' | '\t' => out.push(c),
+            '\u{1b}' => match chars.next() {
+                // CSI: parameters and intermediates up to a final byte.
+                Some('[') => skip_csi(&mut chars),
+                // OSC, DCS, SOS, PM, APC: a string up to BEL or ST (ESC \).
+                Some(']' | 'P' | 'X' | '^' | '_') => skip_string(&mut chars),
+                // A two-character sequence (or a lone ESC at the end).
+                _ => {}
+            },
+            '\u{9b}' => skip_csi(&mut chars),
+            '\u{90}' | '\u{98}' | '\u{9d}' | '\u{9e}' | '\u{9f}' => skip_string(&mut chars),
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn skip_csi(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    for c in chars.by_ref() {
+        if ('\u{40}'..='\u{7e}').contains(&c) {
+            break;
+        }
+    }
+}
+
+fn skip_string(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{7}' | '\u{9c}' => break,
+            '\u{1b}' => {
+                if chars.peek() == Some(&'\\') {
+                    chars.next();
+                }
+                break;
+            }
+            _ => {}
+        }
+    }
 }
 
 /// `title` cut to `width` characters, ending in `…` when cut.
@@ -43,24 +96,19 @@ pub fn truncate(title: &str, width: usize) -> String {
 
 /// How long ago `then` was, seen at `now`: `just now`, `5m ago`, `3h ago`, `2d ago`, or the
 /// date after a month.
-pub fn relative_time(then: OffsetDateTime, now: OffsetDateTime) -> String {
-    let seconds = (now - then).whole_seconds();
+pub fn relative_time(then: DateTime<Utc>, now: DateTime<Utc>) -> String {
+    let seconds = (now - then).num_seconds();
     match seconds {
         s if s < 60 => "just now".to_string(),
         s if s < 3600 => format!("{}m ago", s / 60),
         s if s < 86_400 => format!("{}h ago", s / 3600),
         s if s < 30 * 86_400 => format!("{}d ago", s / 86_400),
-        _ => format!(
-            "{:04}-{:02}-{:02}",
-            then.year(),
-            u8::from(then.month()),
-            then.day()
-        ),
+        _ => format!("{:04}-{:02}-{:02}", then.year(), then.month(), then.day()),
     }
 }
 
 /// The table: a header row, then one row per plan (id, title, status, progress, updated).
-pub fn format_table(plans: &[PlanSummary], now: OffsetDateTime) -> String {
+pub fn format_table(plans: &[PlanSummary], now: DateTime<Utc>) -> String {
     let rows: Vec<[String; 5]> = plans
         .iter()
         .map(|p| {
@@ -150,17 +198,17 @@ mod tests {
         assert_eq!(truncate("a\u{1b}[2Jb\nc", 20), "a [2Jb c");
     }
     use crate::plans::PlanKind;
+    use crate::plans::utc;
     use cairn_protocol::PlanStatus;
-    use time::macros::datetime;
 
-    fn summary(id: &str, title: &str, updated: OffsetDateTime) -> PlanSummary {
+    fn summary(id: &str, title: &str, updated: DateTime<Utc>) -> PlanSummary {
         PlanSummary {
             id: id.into(),
             title: title.into(),
             status: PlanStatus::InProgress,
             done: 2,
             total: 5,
-            created: datetime!(2026-01-01 00:00:00 UTC),
+            created: utc("2026-01-01 00:00:00"),
             updated,
             conversation: Some("c".into()),
             path: "/h/plans/x.md".into(),
@@ -170,17 +218,17 @@ mod tests {
 
     #[test]
     fn table_aligns_columns_and_truncates_titles() {
-        let now = datetime!(2026-03-01 12:00:00 UTC);
+        let now = utc("2026-03-01 12:00:00");
         let plans = [
             summary(
                 "plan-1a2b3c4d",
                 "Add a --json flag",
-                datetime!(2026-03-01 11:57:00 UTC),
+                utc("2026-03-01 11:57:00"),
             ),
             summary(
                 "conv_20260101_000000",
                 "A very long plan-mode title that goes on and on and on forever",
-                datetime!(2026-01-01 00:00:00 UTC),
+                utc("2026-01-01 00:00:00"),
             ),
         ];
         assert_eq!(
@@ -194,26 +242,37 @@ conv_20260101_000000  A very long plan-mode title that goes on and on…  in_pro
     }
 
     #[test]
+    fn a_plan_without_steps_shows_a_dash_not_0_of_0() {
+        let mut plan = summary("conv_1", "Prose plan", utc("2026-03-01 11:57:00"));
+        (plan.done, plan.total) = (0, 0);
+        assert_eq!(progress(&plan), "-");
+        plan.total = 4;
+        assert_eq!(progress(&plan), "0/4");
+    }
+
+    #[test]
+    fn documents_print_without_escape_sequences_or_control_characters() {
+        let text = "# Plan \u{1b}[2J\u{1b}[1;1H\u{1b}]0;pwned\u{7}title\r\n- [ ] step\u{1b}]8;;http://x\u{1b}\\link\u{1b}]8;;\u{1b}\\\tend\u{9b}31mred\u{8}\u{0}\u{1b}c\n";
+        assert_eq!(
+            printable_document(text),
+            "# Plan title\n- [ ] steplink\tendred\n"
+        );
+        assert_eq!(printable_document("a\u{1b}"), "a");
+        assert_eq!(printable_document("日本語 ✅\n"), "日本語 ✅\n");
+    }
+
+    #[test]
     fn relative_times() {
-        let now = datetime!(2026-03-01 12:00:00 UTC);
+        let now = utc("2026-03-01 12:00:00");
         assert_eq!(relative_time(now, now), "just now");
-        assert_eq!(
-            relative_time(datetime!(2026-03-02 12:00:00 UTC), now),
-            "just now"
-        );
-        assert_eq!(
-            relative_time(datetime!(2026-03-01 09:00:00 UTC), now),
-            "3h ago"
-        );
-        assert_eq!(
-            relative_time(datetime!(2026-02-27 12:00:00 UTC), now),
-            "2d ago"
-        );
+        assert_eq!(relative_time(utc("2026-03-02 12:00:00"), now), "just now");
+        assert_eq!(relative_time(utc("2026-03-01 09:00:00"), now), "3h ago");
+        assert_eq!(relative_time(utc("2026-02-27 12:00:00"), now), "2d ago");
     }
 
     #[test]
     fn json_has_every_field() {
-        let plans = [summary("plan-1", "T", datetime!(2026-03-01 11:57:00 UTC))];
+        let plans = [summary("plan-1", "T", utc("2026-03-01 11:57:00"))];
         assert_eq!(
             to_json(&plans),
             json!([{

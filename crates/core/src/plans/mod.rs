@@ -28,8 +28,8 @@ pub mod revise;
 pub mod store;
 
 use cairn_protocol::{Plan, PlanStatus};
+use chrono::{DateTime, Timelike, Utc};
 use std::path::PathBuf;
-use time::OffsetDateTime;
 
 pub use document::DocumentError;
 pub use store::PlanStore;
@@ -46,9 +46,9 @@ pub struct PlanDocument {
     /// The plan.
     pub plan: Plan,
     /// When the document was first written.
-    pub created: OffsetDateTime,
+    pub created: DateTime<Utc>,
     /// When the document was last written.
-    pub updated: OffsetDateTime,
+    pub updated: DateTime<Utc>,
     /// Conversation that created the plan.
     pub conversation: Option<String>,
 }
@@ -99,9 +99,9 @@ pub struct PlanSummary {
     /// All steps (checkboxes, for a plan-mode file).
     pub total: usize,
     /// First written.
-    pub created: OffsetDateTime,
+    pub created: DateTime<Utc>,
     /// Last written.
-    pub updated: OffsetDateTime,
+    pub updated: DateTime<Utc>,
     /// Conversation the plan belongs to.
     pub conversation: Option<String>,
     /// The document's path.
@@ -172,6 +172,25 @@ pub enum PlanStoreError {
         /// Why not.
         reason: String,
     },
+    /// The plans directory exists but cannot be read.
+    #[error(
+        "cannot read the plans directory {}: {source}. Check that it is a directory you can read.",
+        .dir.display()
+    )]
+    UnreadableDir {
+        /// The plans directory.
+        dir: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// Another writer held the plan for too long.
+    #[error("plan {id} is being changed by another session ({reason}); try again.")]
+    Busy {
+        /// The plan.
+        id: String,
+        /// Why the lock could not be taken.
+        reason: String,
+    },
     /// Reading or writing failed.
     #[error("{path}: {source}")]
     Io {
@@ -183,7 +202,20 @@ pub enum PlanStoreError {
 }
 
 /// Now, in UTC, to the second: documents show readable timestamps.
-pub(crate) fn now_utc() -> OffsetDateTime {
-    let now = OffsetDateTime::now_utc();
-    now.replace_nanosecond(0).unwrap_or(now)
+pub(crate) fn now_utc() -> DateTime<Utc> {
+    to_the_second(Utc::now())
+}
+
+/// `time` without its fraction of a second.
+pub(crate) fn to_the_second(time: DateTime<Utc>) -> DateTime<Utc> {
+    time.with_nanosecond(0).unwrap_or(time)
+}
+
+/// `2026-11-22 03:04:05` as a UTC time (tests).
+#[cfg(test)]
+pub(crate) fn utc(text: &str) -> DateTime<Utc> {
+    match chrono::NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M:%S") {
+        Ok(time) => time.and_utc(),
+        Err(e) => panic!("bad test time {text}: {e}"),
+    }
 }

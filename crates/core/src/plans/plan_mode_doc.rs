@@ -7,16 +7,15 @@ use super::front_matter;
 use super::record::Record;
 use super::{PlanKind, PlanSummary};
 use cairn_protocol::PlanStatus;
+use chrono::{DateTime, NaiveDate, Utc};
 use std::path::Path;
-use time::macros::format_description;
-use time::{OffsetDateTime, PrimitiveDateTime};
 
 /// What a listing shows of a plan-mode file with content `text`; `modified` is the file's
 /// modification time and `record` what cairn recorded about it (none: a draft).
 pub fn summarize(
     path: &Path,
     text: &str,
-    modified: Option<OffsetDateTime>,
+    modified: Option<DateTime<Utc>>,
     record: Option<&Record>,
 ) -> PlanSummary {
     let stem = file_stem(path);
@@ -26,7 +25,7 @@ pub fn summarize(
         .map(|r| r.created)
         .or(from_name.as_ref().map(|(_, t)| *t))
         .or(modified)
-        .unwrap_or(OffsetDateTime::UNIX_EPOCH);
+        .unwrap_or(DateTime::UNIX_EPOCH);
     // The file may be edited after approval; the later time is the true one.
     let updated = match (record.map(|r| r.updated), modified) {
         (Some(a), Some(b)) => a.max(b),
@@ -102,17 +101,24 @@ pub fn checkbox_progress(body: &str) -> (usize, usize) {
 }
 
 /// `{conversation}_{YYYYMMDD}_{HHMMSS}` → the conversation id and the time (UTC).
-pub fn parse_file_name(stem: &str) -> Option<(String, OffsetDateTime)> {
+pub fn parse_file_name(stem: &str) -> Option<(String, DateTime<Utc>)> {
     let mut parts = stem.rsplitn(3, '_');
     let hms = parts.next()?;
     let ymd = parts.next()?;
     let conversation = parts.next().filter(|c| !c.is_empty())?;
-    let time = PrimitiveDateTime::parse(
-        &format!("{ymd}_{hms}"),
-        format_description!("[year][month][day]_[hour][minute][second]"),
-    )
-    .ok()?;
-    Some((conversation.to_string(), time.assume_utc()))
+    let digits = |text: &str, len: usize| {
+        (text.len() == len && text.bytes().all(|b| b.is_ascii_digit())).then_some(())
+    };
+    digits(ymd, 8)?;
+    digits(hms, 6)?;
+    let number = |range: std::ops::Range<usize>, text: &str| text[range].parse::<u32>().ok();
+    let time = NaiveDate::from_ymd_opt(
+        number(0..4, ymd)? as i32,
+        number(4..6, ymd)?,
+        number(6..8, ymd)?,
+    )?
+    .and_hms_opt(number(0..2, hms)?, number(2..4, hms)?, number(4..6, hms)?)?;
+    Some((conversation.to_string(), time.and_utc()))
 }
 
 pub(crate) fn file_stem(path: &Path) -> String {
@@ -124,20 +130,20 @@ pub(crate) fn file_stem(path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use time::macros::datetime;
+    use crate::plans::utc;
 
     const BODY: &str = "Intro line\n\n## Plan: fix the parser\n\n- [x] read it\n- [ ] fix it\n  * [X] nested done\n- [ ]no space is still a box\n- [y] not a box\n";
 
     #[test]
     fn summary_reads_heading_checkboxes_and_file_name() {
         let path = Path::new("/plans/0193abcd-ef_20261122_030405.md");
-        let s = summarize(path, BODY, Some(datetime!(2026-11-22 04:00:00 UTC)), None);
+        let s = summarize(path, BODY, Some(utc("2026-11-22 04:00:00")), None);
         assert_eq!(s.id, "0193abcd-ef_20261122_030405");
         assert_eq!(s.title, "Plan: fix the parser");
         assert_eq!(s.status, PlanStatus::Draft);
         assert_eq!((s.done, s.total), (2, 4));
-        assert_eq!(s.created, datetime!(2026-11-22 03:04:05 UTC));
-        assert_eq!(s.updated, datetime!(2026-11-22 04:00:00 UTC));
+        assert_eq!(s.created, utc("2026-11-22 03:04:05"));
+        assert_eq!(s.updated, utc("2026-11-22 04:00:00"));
         assert_eq!(s.conversation.as_deref(), Some("0193abcd-ef"));
         assert_eq!(s.kind, PlanKind::PlanMode);
     }
@@ -165,27 +171,17 @@ mod tests {
         let path = Path::new("/plans/conv-1_20261122_030405.md");
         let record = Record {
             status: PlanStatus::Approved,
-            created: datetime!(2026-11-22 03:04:05 UTC),
-            updated: datetime!(2026-11-22 05:00:00 UTC),
+            created: utc("2026-11-22 03:04:05"),
+            updated: utc("2026-11-22 05:00:00"),
             conversation: Some("conv-1".into()),
         };
-        let s = summarize(
-            path,
-            BODY,
-            Some(datetime!(2026-11-22 04:00:00 UTC)),
-            Some(&record),
-        );
+        let s = summarize(path, BODY, Some(utc("2026-11-22 04:00:00")), Some(&record));
         assert_eq!(s.status, PlanStatus::Approved);
-        assert_eq!(s.updated, datetime!(2026-11-22 05:00:00 UTC));
-        let s = summarize(
-            path,
-            BODY,
-            Some(datetime!(2026-11-22 06:00:00 UTC)),
-            Some(&record),
-        );
+        assert_eq!(s.updated, utc("2026-11-22 05:00:00"));
+        let s = summarize(path, BODY, Some(utc("2026-11-22 06:00:00")), Some(&record));
         assert_eq!(
             s.updated,
-            datetime!(2026-11-22 06:00:00 UTC),
+            utc("2026-11-22 06:00:00"),
             "edited after approval"
         );
     }

@@ -15,9 +15,9 @@
 
 use super::{PlanStoreError, STRUCTURED_ID_PREFIX, document, front_matter, regular_file};
 use cairn_protocol::PlanStatus;
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-use time::OffsetDateTime;
 
 /// The records directory inside the plans directory (hidden, so listings pass it by).
 pub const RECORDS_DIR: &str = ".records";
@@ -31,9 +31,9 @@ pub struct Record {
     /// Lifecycle status, as only cairn sets it.
     pub status: PlanStatus,
     /// When the document was first stored.
-    pub created: OffsetDateTime,
+    pub created: DateTime<Utc>,
     /// When cairn last changed the document or its status.
-    pub updated: OffsetDateTime,
+    pub updated: DateTime<Utc>,
     /// Conversation the plan belongs to.
     pub conversation: Option<String>,
 }
@@ -220,7 +220,7 @@ fn write_new(dir: &Path, path: &Path, contents: &str) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use time::macros::datetime;
+    use crate::plans::utc;
 
     #[test]
     fn records_round_trip_and_damaged_ones_count_as_none() {
@@ -228,8 +228,8 @@ mod tests {
         let records = Records::new(dir.path());
         let record = Record {
             status: PlanStatus::Approved,
-            created: datetime!(2026-01-01 00:00:00 UTC),
-            updated: datetime!(2026-01-02 00:00:00 UTC),
+            created: utc("2026-01-01 00:00:00"),
+            updated: utc("2026-01-02 00:00:00"),
             conversation: Some("conv".into()),
         };
         records.put("conv_20260101_000000", &record).unwrap();
@@ -256,8 +256,8 @@ mod tests {
     fn records_status(status: PlanStatus) -> Record {
         Record {
             status,
-            created: OffsetDateTime::UNIX_EPOCH,
-            updated: OffsetDateTime::UNIX_EPOCH,
+            created: DateTime::UNIX_EPOCH,
+            updated: DateTime::UNIX_EPOCH,
             conversation: None,
         }
     }

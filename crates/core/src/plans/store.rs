@@ -8,9 +8,9 @@ use super::{
     SkippedDocument, document, front_matter, listing, now_utc, plan_mode_doc, regular_file,
 };
 use cairn_protocol::{Plan, PlanStatus};
+use chrono::{DateTime, Utc};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use time::OffsetDateTime;
 
 /// The plan document store (`$CAIRN_HOME/plans`).
 #[derive(Debug, Clone)]
@@ -75,6 +75,28 @@ impl PlanStore {
         self.write(doc).map(|_| ())
     }
 
+    /// Change the structured plan `query` names as one step: load it, let `change` edit it,
+    /// save it (`updated` now), all with the plan's lock held, so no other writer (another
+    /// session, a delegate, another process) saves in between and no update is lost. The
+    /// outer error is the store's; the inner one is `change`'s refusal, and then nothing is
+    /// saved.
+    pub fn update<T, E>(
+        &self,
+        query: &str,
+        change: impl FnOnce(&mut PlanDocument) -> Result<T, E>,
+    ) -> Result<Result<(PlanDocument, T), E>, PlanStoreError> {
+        let id = self.find(query)?.id;
+        let _lock = PlanLock::acquire(&self.dir, &id)?;
+        let mut doc = self.load(&id)?;
+        match change(&mut doc) {
+            Ok(value) => {
+                self.save(&mut doc)?;
+                Ok(Ok((doc, value)))
+            }
+            Err(refused) => Ok(Err(refused)),
+        }
+    }
+
     /// Write `doc` as it is (timestamps untouched), atomically, and record its status.
     /// Returns the path.
     ///
@@ -95,11 +117,19 @@ impl PlanStore {
 
     /// Every readable plan, most recently updated first; unreadable documents (including a
     /// FIFO, socket or device named `*.md`, which is never opened for reading) are reported
-    /// in [`Listing::skipped`] and left out. A missing directory is an empty listing.
-    pub fn list(&self) -> Listing {
+    /// in [`Listing::skipped`] and left out. A missing directory is an empty listing; one
+    /// that exists but cannot be read is an error naming it, never an empty listing.
+    pub fn list(&self) -> Result<Listing, PlanStoreError> {
         let mut listing = Listing::default();
-        let Ok(entries) = std::fs::read_dir(&self.dir) else {
-            return listing;
+        let entries = match std::fs::read_dir(&self.dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(listing),
+            Err(source) => {
+                return Err(PlanStoreError::UnreadableDir {
+                    dir: self.dir.clone(),
+                    source,
+                });
+            }
         };
         self.records.migrate_once();
         let mut paths: Vec<PathBuf> = entries
@@ -133,7 +163,7 @@ impl PlanStore {
                 .then(b.created.cmp(&a.created))
                 .then(a.id.cmp(&b.id))
         });
-        listing
+        Ok(listing)
     }
 
     /// The plan whose id is `query`, or the only one whose id starts with `query` (the
@@ -143,7 +173,7 @@ impl PlanStore {
         if query.is_empty() {
             return Err(PlanStoreError::EmptyId);
         }
-        let listing = self.list();
+        let listing = self.list()?;
         if let Some(exact) = listing.plans.iter().find(|p| p.id == query) {
             return Ok(exact.clone());
         }
@@ -291,6 +321,53 @@ impl PlanStore {
     }
 }
 
+/// The directory of the per-plan lock files (hidden, so listings pass it by).
+const LOCKS_DIR: &str = ".locks";
+/// How long a writer waits for another one to finish with a plan.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// An exclusive advisory lock (`flock`) on one plan's lock file, released on drop or when
+/// the process dies, so a crashed writer never leaves a plan locked.
+struct PlanLock {
+    _file: nix::fcntl::Flock<std::fs::File>,
+}
+
+impl PlanLock {
+    fn acquire(plans_dir: &Path, id: &str) -> Result<Self, PlanStoreError> {
+        let dir = plans_dir.join(LOCKS_DIR);
+        let path = dir.join(format!("{id}.lock"));
+        let io = |source| PlanStoreError::Io {
+            path: path.clone(),
+            source,
+        };
+        std::fs::create_dir_all(&dir).map_err(io)?;
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(io)?;
+        let deadline = std::time::Instant::now() + LOCK_WAIT;
+        loop {
+            match nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusiveNonblock) {
+                Ok(locked) => return Ok(Self { _file: locked }),
+                Err((back, nix::errno::Errno::EWOULDBLOCK | nix::errno::Errno::EINTR))
+                    if std::time::Instant::now() < deadline =>
+                {
+                    file = back;
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+                Err((_, errno)) => {
+                    return Err(PlanStoreError::Busy {
+                        id: id.to_string(),
+                        reason: errno.desc().to_string(),
+                    });
+                }
+            }
+        }
+    }
+}
+
 /// `plan-` and eight random hex digits: short enough to type, random enough not to collide.
 fn new_id() -> String {
     let hex = uuid::Uuid::new_v4().simple().to_string();
@@ -322,8 +399,8 @@ impl PlanStore {
         let modified = std::fs::metadata(path)
             .and_then(|m| m.modified())
             .ok()
-            .map(OffsetDateTime::from)
-            .map(|t| t.replace_nanosecond(0).unwrap_or(t));
+            .map(DateTime::<Utc>::from)
+            .map(super::to_the_second);
         if !stem.starts_with(STRUCTURED_ID_PREFIX) {
             return Ok(plan_mode_doc::summarize(
                 path,
@@ -334,7 +411,7 @@ impl PlanStore {
         }
         let doc = document::parse(&text).map_err(|e| e.0)?;
         let (done, total) = doc.plan.progress();
-        let file_time = modified.unwrap_or(OffsetDateTime::UNIX_EPOCH);
+        let file_time = modified.unwrap_or(DateTime::UNIX_EPOCH);
         Ok(PlanSummary {
             id: stem,
             title: doc.plan.title.clone().unwrap_or_default(),

@@ -1,7 +1,7 @@
 use super::*;
+use crate::plans::utc;
 use cairn_protocol::{PlanStep, PlanStepStatus};
 use std::time::Duration;
-use time::macros::datetime;
 
 fn plan(title: &str) -> Plan {
     let mut first = PlanStep::new("first", PlanStepStatus::Completed);
@@ -15,13 +15,13 @@ fn plan(title: &str) -> Plan {
     }
 }
 
-fn doc_with(id: &str, title: &str, updated: OffsetDateTime) -> PlanDocument {
+fn doc_with(id: &str, title: &str, updated: chrono::DateTime<chrono::Utc>) -> PlanDocument {
     let mut p = plan(title);
     p.id = Some(id.into());
     p.status = Some(PlanStatus::InProgress);
     PlanDocument {
         plan: p,
-        created: datetime!(2026-01-01 00:00:00 UTC),
+        created: utc("2026-01-01 00:00:00"),
         updated,
         conversation: None,
     }
@@ -47,11 +47,11 @@ fn created_plans_survive_a_restart() {
 fn save_updates_the_timestamp_and_leaves_no_temp_files() {
     let dir = tempfile::tempdir().unwrap();
     let store = PlanStore::new(dir.path().to_path_buf());
-    let mut doc = doc_with("plan-aaaa0001", "A", datetime!(2026-01-01 00:00:00 UTC));
+    let mut doc = doc_with("plan-aaaa0001", "A", utc("2026-01-01 00:00:00"));
     store.write(&doc).unwrap();
     doc.plan.notes.push("noted".into());
     store.save(&mut doc).unwrap();
-    assert!(doc.updated > datetime!(2026-01-01 00:00:00 UTC));
+    assert!(doc.updated > utc("2026-01-01 00:00:00"));
     assert_eq!(store.load("plan-aaaa0001").unwrap().plan.notes, ["noted"]);
     let names = |dir: &Path| {
         let mut names: Vec<String> = std::fs::read_dir(dir)
@@ -76,14 +76,14 @@ fn list_is_most_recently_updated_first_and_includes_plan_mode_files() {
         .write(&doc_with(
             "plan-00000001",
             "Oldest",
-            datetime!(2026-01-01 10:00:00 UTC),
+            utc("2026-01-01 10:00:00"),
         ))
         .unwrap();
     store
         .write(&doc_with(
             "plan-00000002",
             "Newest",
-            datetime!(2026-03-01 10:00:00 UTC),
+            utc("2026-03-01 10:00:00"),
         ))
         .unwrap();
     let plan_mode = dir.path().join("conv-9_20260201_120000.md");
@@ -98,7 +98,7 @@ fn list_is_most_recently_updated_first_and_includes_plan_mode_files() {
     // A fixed `updated` keeps the order independent of when the test runs.
     let mut record = store.records.get("conv-9_20260201_120000").unwrap();
     assert_eq!(record.status, PlanStatus::Approved);
-    record.updated = datetime!(2026-02-01 12:00:00 UTC);
+    record.updated = utc("2026-02-01 12:00:00");
     store
         .records
         .put("conv-9_20260201_120000", &record)
@@ -110,7 +110,7 @@ fn list_is_most_recently_updated_first_and_includes_plan_mode_files() {
     file.set_modified(std::time::SystemTime::UNIX_EPOCH)
         .unwrap();
 
-    let listing = PlanStore::new(dir.path().to_path_buf()).list();
+    let listing = PlanStore::new(dir.path().to_path_buf()).list().unwrap();
     assert!(listing.skipped.is_empty(), "{:?}", listing.skipped);
     let ids: Vec<&str> = listing.plans.iter().map(|p| p.id.as_str()).collect();
     assert_eq!(
@@ -133,12 +133,12 @@ fn corrupt_documents_are_skipped_by_name_never_fatal() {
         .write(&doc_with(
             "plan-00000001",
             "Good",
-            datetime!(2026-01-01 10:00:00 UTC),
+            utc("2026-01-01 10:00:00"),
         ))
         .unwrap();
     std::fs::write(dir.path().join("plan-bad00000.md"), "# no front matter\n").unwrap();
     std::fs::write(dir.path().join("plan-binary00.md"), [0xff, 0xfe, 0x00]).unwrap();
-    let mismatched = doc_with("plan-other000", "X", datetime!(2026-01-01 10:00:00 UTC));
+    let mismatched = doc_with("plan-other000", "X", utc("2026-01-01 10:00:00"));
     std::fs::write(
         dir.path().join("plan-mismatch.md"),
         document::render(&mismatched),
@@ -146,7 +146,7 @@ fn corrupt_documents_are_skipped_by_name_never_fatal() {
     .unwrap();
     std::fs::write(dir.path().join("notes.txt"), "not a plan").unwrap();
 
-    let listing = store.list();
+    let listing = store.list().unwrap();
     let ids: Vec<&str> = listing.plans.iter().map(|p| p.id.as_str()).collect();
     // The id is the file name, whatever the front matter says; cairn never recorded it, so
     // it is a draft dated by its file (newer than the other's record).
@@ -171,7 +171,7 @@ fn corrupt_documents_are_skipped_by_name_never_fatal() {
 fn find_by_prefix_with_or_without_plan_dash() {
     let dir = tempfile::tempdir().unwrap();
     let store = PlanStore::new(dir.path().to_path_buf());
-    let t = datetime!(2026-01-01 10:00:00 UTC);
+    let t = utc("2026-01-01 10:00:00");
     store.write(&doc_with("plan-ab120000", "One", t)).unwrap();
     store.write(&doc_with("plan-ab340000", "Two", t)).unwrap();
     assert_eq!(store.find("plan-ab1").unwrap().title, "One");
@@ -205,8 +205,89 @@ fn plan_mode_plans_can_be_read_but_not_loaded_as_structured() {
 #[test]
 fn missing_directory_lists_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let listing = PlanStore::new(dir.path().join("nope")).list();
+    let listing = PlanStore::new(dir.path().join("nope")).list().unwrap();
     assert_eq!(listing, Listing::default());
+}
+
+#[test]
+fn an_unreadable_plans_directory_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // A file where the directory should be: unreadable as a directory even for root.
+    let plans = dir.path().join("plans");
+    std::fs::write(&plans, "not a directory").unwrap();
+    let store = PlanStore::new(plans.clone());
+    let err = store.list().unwrap_err();
+    assert!(
+        matches!(err, PlanStoreError::UnreadableDir { .. }),
+        "{err:?}"
+    );
+    let text = err.to_string();
+    assert!(
+        text.starts_with(&format!(
+            "cannot read the plans directory {}: ",
+            plans.display()
+        )),
+        "{text}"
+    );
+    assert!(matches!(
+        store.find("plan-"),
+        Err(PlanStoreError::UnreadableDir { .. })
+    ));
+}
+
+#[test]
+fn concurrent_writers_on_one_plan_lose_no_update() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = PlanStore::new(dir.path().join("plans"));
+    let id = store.create(plan("Race"), None).unwrap().id().to_string();
+    let writers: Vec<_> = (0..2)
+        .map(|writer| {
+            // A store of its own per writer, as two sessions or two processes have.
+            let store = PlanStore::new(dir.path().join("plans"));
+            let id = id.clone();
+            std::thread::spawn(move || {
+                for round in 0..10 {
+                    store
+                        .update(&id, |doc| {
+                            // Widen the window between load and save, where an update
+                            // without the lock would be lost.
+                            std::thread::sleep(Duration::from_millis(3));
+                            doc.plan
+                                .notes
+                                .push(format!("writer {writer} round {round}"));
+                            Ok::<_, ()>(())
+                        })
+                        .unwrap()
+                        .unwrap();
+                }
+            })
+        })
+        .collect();
+    for writer in writers {
+        writer.join().unwrap();
+    }
+    let notes = store.load(&id).unwrap().plan.notes;
+    assert_eq!(notes.len(), 20, "{notes:?}");
+    for writer in 0..2 {
+        for round in 0..10 {
+            assert!(notes.contains(&format!("writer {writer} round {round}")));
+        }
+    }
+}
+
+#[test]
+fn a_refused_update_saves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = PlanStore::new(dir.path().join("plans"));
+    let doc = store.create(plan("Keep"), None).unwrap();
+    let refused = store
+        .update(doc.id(), |doc| {
+            doc.plan.notes.push("never saved".into());
+            Err::<(), _>("no such step")
+        })
+        .unwrap();
+    assert_eq!(refused.unwrap_err(), "no such step");
+    assert_eq!(store.load(doc.id()).unwrap(), doc);
 }
 
 #[test]
@@ -230,7 +311,7 @@ fn model_written_front_matter_never_makes_a_plan_approved() {
     let store = PlanStore::new(dir.path().to_path_buf());
     std::fs::write(dir.path().join("conv_20260101_000000.md"), FORGED).unwrap();
 
-    let listing = store.list();
+    let listing = store.list().unwrap();
     assert_eq!(listing.plans.len(), 1);
     let plan = &listing.plans[0];
     assert_eq!(plan.id, "conv_20260101_000000");
@@ -255,7 +336,7 @@ fn model_written_front_matter_never_makes_a_plan_approved() {
 fn a_dropped_structured_document_is_a_draft_whatever_it_claims() {
     let dir = tempfile::tempdir().unwrap();
     let store = PlanStore::new(dir.path().to_path_buf());
-    let t = datetime!(2026-01-01 10:00:00 UTC);
+    let t = utc("2026-01-01 10:00:00");
     store.write(&doc_with("plan-00000001", "Mine", t)).unwrap();
     let mut forged = doc_with("plan-deadbeef", "Forged", t);
     forged.plan.status = Some(PlanStatus::Approved);
@@ -290,7 +371,7 @@ fn a_dropped_structured_document_is_a_draft_whatever_it_claims() {
 #[test]
 fn documents_from_before_records_keep_their_status_once() {
     let dir = tempfile::tempdir().unwrap();
-    let t = datetime!(2026-01-01 10:00:00 UTC);
+    let t = utc("2026-01-01 10:00:00");
     // Written by a cairn without records: front matter only.
     let legacy = doc_with("plan-0000aaaa", "Legacy", t);
     std::fs::write(
@@ -340,7 +421,7 @@ fn approving_a_plan_mode_plan_records_it_and_keeps_the_text() {
     let (summary, text) = store.read_text("conv-1").unwrap();
     assert_eq!(summary.id, "conv-1_20261122_030405");
     assert_eq!(summary.status, PlanStatus::Approved);
-    assert_eq!(summary.created, datetime!(2026-11-22 03:04:05 UTC));
+    assert_eq!(summary.created, utc("2026-11-22 03:04:05"));
     assert_eq!(summary.conversation.as_deref(), Some("conv-1"));
     assert_eq!(text, format!("{}{FORGED}", listing::header(&summary)));
 
@@ -381,6 +462,7 @@ fn only_plan_mode_plan_files_of_the_store_can_be_approved() {
     assert!(
         store
             .list()
+            .unwrap()
             .plans
             .iter()
             .all(|p| p.status == PlanStatus::Draft)
@@ -409,7 +491,7 @@ fn special_files_in_the_plans_directory_are_skipped_at_once() {
     // thread and wait for it a bounded time.
     let (done, finished) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let listing = store.list();
+        let listing = store.list().unwrap();
         let read = store
             .read_text("evil")
             .map(|_| ())

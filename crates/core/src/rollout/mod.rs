@@ -151,6 +151,7 @@ pub fn keeps(msg: &EventMsg) -> bool {
             | EventMsg::AgentMessage { .. }
             | EventMsg::ToolCallBegin { .. }
             | EventMsg::ToolCallEnd { .. }
+            | EventMsg::PatchApplied { .. }
             | EventMsg::PlanUpdate(_)
             | EventMsg::PlanModeEntered { .. }
             | EventMsg::PlanModeExited { .. }
@@ -173,12 +174,12 @@ pub fn sessions_dir(cairn_home: &Path) -> PathBuf {
 /// `sessions/YYYY/MM/DD/<id>.jsonl` for a session started at `started` (UTC).
 pub fn session_path(
     sessions_dir: &Path,
-    started: time::OffsetDateTime,
+    started: chrono::DateTime<chrono::Utc>,
     conversation_id: &str,
 ) -> PathBuf {
     sessions_dir
-        .join(format!("{:04}", started.year()))
-        .join(format!("{:02}", u8::from(started.month())))
-        .join(format!("{:02}", started.day()))
+        .join(format!("{:04}", chrono::Datelike::year(&started)))
+        .join(format!("{:02}", chrono::Datelike::month(&started)))
+        .join(format!("{:02}", chrono::Datelike::day(&started)))
         .join(format!("{conversation_id}.jsonl"))
 }

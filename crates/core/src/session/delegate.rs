@@ -13,6 +13,7 @@ use super::task::{Task, TaskInput};
 use crate::agents::AgentDef;
 use crate::client::client_for;
 use crate::config::{PlanningStyle, providers};
+use crate::model_family::is_edit_tool;
 use crate::plan_mode::filter;
 use crate::tools::{ToolContext, ToolRegistry, names};
 use cairn_protocol::EventMsg;
@@ -32,13 +33,20 @@ const READ_ONLY_TOOLS: &[&str] = &[
     names::READ_PLAN,
     names::UPDATE_PLAN,
     names::DELEGATE_AGENT,
+    names::WEB_FETCH,
+    names::WEB_SEARCH,
 ];
 
 /// Tools a delegated run never gets: it cannot talk to the user or leave plan mode.
 const NEVER_DELEGATED: &[&str] = &[names::ASK_USER_QUESTION, names::EXIT_PLAN_MODE];
 
 /// Whether `delegation` may call `tool`; the refusal the model reads otherwise.
-pub(crate) fn check_call(delegation: &Delegation, tool: &str) -> Result<(), String> {
+/// `mcp_read_only`: `tool` is an MCP tool the user configured read-only.
+pub(crate) fn check_call(
+    delegation: &Delegation,
+    tool: &str,
+    mcp_read_only: bool,
+) -> Result<(), String> {
     if let Some(allowed) = &delegation.allowed_tools
         && !allowed.contains(tool)
     {
@@ -46,7 +54,13 @@ pub(crate) fn check_call(delegation: &Delegation, tool: &str) -> Result<(), Stri
             "Tool '{tool}' is not available to this agent. Use only the tools you were offered."
         ));
     }
-    if delegation.read_only && !READ_ONLY_TOOLS.contains(&tool) {
+    // A read-only run's shell calls were checked by the dispatcher (read-only commands, in
+    // the read-only sandbox) before this.
+    if delegation.read_only
+        && !READ_ONLY_TOOLS.contains(&tool)
+        && tool != names::SHELL
+        && !mcp_read_only
+    {
         return Err(format!(
             "Tool '{tool}' is not allowed for a read-only agent: it may only read. Report what should change instead."
         ));
@@ -61,6 +75,9 @@ pub(crate) fn tag(run_id: &str, msg: EventMsg) -> Option<EventMsg> {
         EventMsg::ExecApprovalRequest { .. }
         | EventMsg::PatchApprovalRequest { .. }
         | EventMsg::ReadApprovalRequest { .. }
+        | EventMsg::McpToolApprovalRequest { .. }
+        | EventMsg::WebFetchApprovalRequest { .. }
+        | EventMsg::PlanApprovalRequest { .. }
         // Already tagged by a deeper run.
         | EventMsg::DelegateStarted { .. }
         | EventMsg::DelegateDelta { .. }
@@ -141,16 +158,38 @@ pub(crate) fn take_slot(delegation: &Delegation, max: usize) -> Option<Slot> {
 /// or a read-only parent, the read-only ones), intersected with the agent's list, read-only for
 /// a read-only agent, never the user-facing tools, and `delegate_agent` only above the depth
 /// limit.
+///
+/// MCP tools count like the others: the parent's ready ones, and in plan mode or for a
+/// read-only run only those the user configured read-only.
 pub(crate) fn child_tools(parent: &SessionShared, agent: &AgentDef) -> HashSet<String> {
-    let registry = ToolRegistry::for_session(&parent.config, &parent.delegation);
+    let mut registry = ToolRegistry::for_session(&parent.config, &parent.delegation);
+    if let Some(mcp) = &parent.mcp {
+        registry = registry.with_mcp(mcp, &parent.delegation);
+    }
     let plan_mode = lock(&parent.plan_mode).active;
     let read_only = agent.read_only || plan_mode || parent.delegation.read_only;
     let structured = parent.config.planning == PlanningStyle::Structured;
+    let mcp_read_only = |name: &str| parent.mcp_read_only(name);
+    // The shell reaches a read-only run only where the read-only sandbox is enforced; the
+    // dispatcher then checks each command (crate::plan_mode::shell).
+    let sandboxed_shell = |name: &str| {
+        name == names::SHELL && crate::plan_mode::shell::availability(&parent.config).is_ok()
+    };
     registry
         .names()
         .filter(|name| !NEVER_DELEGATED.contains(name))
-        .filter(|name| !plan_mode || filter::is_offered(name) || *name == names::DELEGATE_AGENT)
-        .filter(|name| !read_only || READ_ONLY_TOOLS.contains(name))
+        .filter(|name| {
+            !plan_mode
+                || filter::is_offered_with(name, &parent.config)
+                || *name == names::DELEGATE_AGENT
+                || mcp_read_only(name)
+        })
+        .filter(|name| {
+            !read_only
+                || READ_ONLY_TOOLS.contains(name)
+                || mcp_read_only(name)
+                || sandboxed_shell(name)
+        })
         // The structured update_plan writes plan documents: not for a read-only run.
         .filter(|name| !(read_only && structured && *name == names::UPDATE_PLAN))
         .filter(|name| {
@@ -161,7 +200,13 @@ pub(crate) fn child_tools(parent: &SessionShared, agent: &AgentDef) -> HashSet<S
             agent
                 .tools
                 .as_ref()
-                .is_none_or(|tools| tools.iter().any(|t| t == name))
+                // The edit tools are one capability in three dialects: an agent that may
+                // edit gets whichever its own model is offered.
+                .is_none_or(|tools| {
+                    tools
+                        .iter()
+                        .any(|t| t == name || (is_edit_tool(t) && is_edit_tool(name)))
+                })
         })
         .map(str::to_string)
         .collect()
@@ -281,6 +326,8 @@ async fn start_child(
         settings.model = agent.model.clone().unwrap_or(parent_settings.model);
     }
     child.replies = pshared.replies.clone();
+    // The parent's servers, not new ones: a run starts nothing and sees the same tools.
+    child.mcp = pshared.mcp.clone();
     let allowed = child_tools(pshared, agent);
     let plan_mode = lock(&pshared.plan_mode).active;
     let parent_path = pshared

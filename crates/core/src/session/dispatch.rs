@@ -4,6 +4,7 @@
 use super::shared::{Reply, ReplyKey, lock};
 use super::task::Stop;
 use crate::approval::{self, headless_denial, user_denial};
+use crate::mcp;
 use crate::plan_mode::filter;
 use crate::tools::{
     ApprovalKind, ApprovalRequest, ToolCall, ToolContext, ToolError, ToolRegistry, names,
@@ -90,15 +91,15 @@ fn end(ctx: &ToolContext, call: &ToolCall, output: &str, success: bool, started:
 }
 
 /// Put `request` to the approval policy and, if it must ask, to the user. Returns when the
-/// call may run.
+/// call may run: `true` when the user was asked, `false` when the policy approved it.
 async fn approve(
     call: &ToolCall,
     ctx: &ToolContext,
     request: &ApprovalRequest,
-) -> Result<(), Failure> {
+) -> Result<bool, Failure> {
     let policy = ctx.shared.settings().approval_policy;
     if !approval::must_ask(policy, request, &lock(&ctx.shared.approvals)) {
-        return Ok(());
+        return Ok(false);
     }
     if !ctx.shared.interactive {
         return Err(respond(headless_denial(request)));
@@ -136,10 +137,10 @@ async fn approve(
         reply = waiting => reply,
     };
     match reply {
-        Ok(Reply::Review(ReviewDecision::Approved)) => Ok(()),
+        Ok(Reply::Review(ReviewDecision::Approved)) => Ok(true),
         Ok(Reply::Review(ReviewDecision::ApprovedForSession)) => {
             lock(&ctx.shared.approvals).remember(request);
-            Ok(())
+            Ok(true)
         }
         Ok(Reply::Review(ReviewDecision::ApprovedPrefixForSession { prefix })) => {
             // A prefix the request did not offer approves this call only.
@@ -147,7 +148,7 @@ async fn approve(
             if !remembered {
                 tracing::warn!(%prefix, "prefix approval not offered for this call; approved once");
             }
-            Ok(())
+            Ok(true)
         }
         Ok(Reply::Review(ReviewDecision::Denied { feedback })) => {
             Err(respond(user_denial(feedback.as_deref())))
@@ -195,6 +196,27 @@ fn request_event(call_id: &str, request: &ApprovalRequest) -> EventMsg {
             for_session,
             reason,
         },
+        ApprovalKind::Mcp {
+            server,
+            tool,
+            arguments,
+            read_only_hint,
+        } => EventMsg::McpToolApprovalRequest {
+            call_id,
+            server: server.clone(),
+            tool: tool.clone(),
+            arguments: arguments.clone(),
+            description,
+            read_only_hint: *read_only_hint,
+            for_session,
+        },
+        ApprovalKind::Fetch { url, host } => EventMsg::WebFetchApprovalRequest {
+            call_id,
+            url: url.clone(),
+            host: host.clone(),
+            description,
+            for_session,
+        },
     }
 }
 
@@ -208,15 +230,32 @@ async fn execute(
     let plan_file = lock(&ctx.shared.plan_mode)
         .active_plan_file()
         .map(|p| p.to_path_buf());
-    let writes_plan_file = if let Some(plan_file) = &plan_file {
-        filter::check_call(&call.name, &call.arguments, plan_file, &ctx.cwd).map_err(respond)?;
-        call.name == names::WRITE_FILE || call.name == names::EDIT_FILE
+    // An MCP tool is read-only only by the user's config, never by the server's word.
+    let mcp_read_only = ctx.shared.mcp_read_only(&call.name);
+    // The shell in plan mode, or in a read-only delegated run, runs only read-only commands
+    // and only inside the read-only sandbox (which the handler applies).
+    let read_only_shell =
+        call.name == names::SHELL && (plan_file.is_some() || ctx.shared.delegation.read_only);
+    if read_only_shell {
+        crate::plan_mode::shell::check_call(&call.arguments, &ctx.shared.config)
+            .map_err(respond)?;
+    }
+    let writes_plan_file = if let Some(plan_file) = plan_file.as_ref().filter(|_| !read_only_shell)
+    {
+        if mcp::naming::is_mcp_name(&call.name) {
+            filter::check_mcp_call(&call.name, mcp_read_only).map_err(respond)?;
+        } else {
+            filter::check_call(&call.name, &call.arguments, plan_file, &ctx.cwd)
+                .map_err(respond)?;
+        }
+        crate::model_family::is_edit_tool(&call.name)
     } else {
         false
     };
     // A delegated run may use only what its parent could, and a read-only one only reads,
     // whatever it was offered.
-    super::delegate::check_call(&ctx.shared.delegation, &call.name).map_err(respond)?;
+    super::delegate::check_call(&ctx.shared.delegation, &call.name, mcp_read_only)
+        .map_err(respond)?;
     let Some(handler) = registry.handler(&call.name) else {
         return Err(respond(format!(
             "Unknown tool '{}'. Available tools: {}.",
@@ -227,12 +266,27 @@ async fn execute(
     // Writing the plan file in plan mode is what the user asked for; it needs no approval.
     // Every other call, read-only tools included, is put to the approval policy: a read
     // tool answers only for reads outside the workspace or of secrets.
+    let mut patch = None;
     if !writes_plan_file && let Some(request) = handler.approval(&call.arguments, ctx)? {
-        approve(call, ctx, &request).await?;
+        let asked = approve(call, ctx, &request).await?;
+        if let ApprovalKind::Patch { diff, .. } = request.kind {
+            patch = Some((diff, !asked));
+        }
     }
     *started = Instant::now();
-    tokio::select! {
+    let result = tokio::select! {
         _ = ctx.cancel.cancelled() => Err(respond("Interrupted by the user.")),
         result = handler.handle(call, ctx) => result.map_err(Failure::from),
+    };
+    // The diff a user approved was on screen already; one the policy approved was not.
+    if result.is_ok()
+        && let Some((diff, auto_approved)) = patch
+    {
+        ctx.emit(EventMsg::PatchApplied {
+            call_id: call.call_id.clone(),
+            diff,
+            auto_approved,
+        });
     }
+    result
 }

@@ -69,6 +69,14 @@ impl EventSink {
         }
     }
 
+    /// This sink without the session log: for what concerns only this run of cairn.
+    fn unlogged(&self) -> Self {
+        Self {
+            recorder: None,
+            ..self.clone()
+        }
+    }
+
     /// Send `msg` for submission `id`. A closed receiver is ignored: the front end has gone.
     pub fn send(&self, id: &str, msg: EventMsg) {
         if let EventMsg::PlanUpdate(plan) = &msg
@@ -146,7 +154,7 @@ pub fn spawn(config: Config, options: SessionOptions) -> SessionHandle {
     let conversation_id = uuid::Uuid::now_v7().to_string();
     let mut notices = Vec::new();
     let recorder = if config.history_persistence == HistoryPersistence::SaveAll {
-        let started = time::OffsetDateTime::now_utc();
+        let started = chrono::Utc::now();
         let path = rollout::session_path(
             &rollout::sessions_dir(&config.cairn_home),
             started,
@@ -234,7 +242,7 @@ fn client_of(config: &Config) -> Option<Arc<dyn crate::client::ModelClient>> {
         .map(|provider| client_for(config, provider))
 }
 
-fn session_meta(config: &Config, id: &str, started: time::OffsetDateTime) -> SessionMeta {
+fn session_meta(config: &Config, id: &str, started: chrono::DateTime<chrono::Utc>) -> SessionMeta {
     SessionMeta {
         id: id.to_string(),
         cwd: config.cwd.clone(),
@@ -247,16 +255,22 @@ fn session_meta(config: &Config, id: &str, started: time::OffsetDateTime) -> Ses
         cairn_version: env!("CARGO_PKG_VERSION").to_string(),
         git_branch: None,
         git_head: None,
-        started_at: started
-            .format(&time::format_description::well_known::Rfc3339)
-            .unwrap_or_default(),
+        started_at: started.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
     }
 }
 
-fn start(shared: SessionShared, resumed: Resumed, notices: Vec<String>) -> SessionHandle {
+fn start(mut shared: SessionShared, resumed: Resumed, notices: Vec<String>) -> SessionHandle {
     let (sub_tx, sub_rx) = mpsc::unbounded_channel();
     let (events, event_rx) = EventSink::channel();
     let events = events.observed_by(&shared);
+    if !shared.config.mcp_servers.is_empty() {
+        // Started now, in the background; a turn waits only for servers still starting.
+        // Their reports are about this run, so they stay out of the session log.
+        shared.mcp = Some(crate::mcp::McpManager::start(
+            &shared.config.mcp_servers,
+            events.unlogged(),
+        ));
+    }
     let registry = Arc::new(ToolRegistry::for_session(
         &shared.config,
         &shared.delegation,
@@ -398,7 +412,9 @@ async fn submission_loop(
                     }
                     Op::ExecApproval { call_id, decision }
                     | Op::PatchApproval { call_id, decision }
-                    | Op::ReadApproval { call_id, decision } => {
+                    | Op::ReadApproval { call_id, decision }
+                    | Op::McpToolApproval { call_id, decision }
+                    | Op::WebFetchApproval { call_id, decision } => {
                         shared.replies.resolve(&ReplyKey::Call(call_id), Reply::Review(decision));
                     }
                     Op::UserQuestionAnswer { call_id, answers } => {
@@ -413,6 +429,20 @@ async fn submission_loop(
                                 message: "No plan is waiting for approval.".to_string(),
                             });
                         }
+                    }
+                    Op::PlanApproval { call_id, approved, feedback } => {
+                        let delivered = shared
+                            .replies
+                            .resolve(&ReplyKey::Call(call_id), Reply::PlanDecision { approved, feedback });
+                        if !delivered {
+                            events.send(&id, EventMsg::Error {
+                                message: "No plan is waiting for approval.".to_string(),
+                            });
+                        }
+                    }
+                    Op::ListMcpServers => {
+                        let servers = shared.mcp.as_ref().map(|m| m.status()).unwrap_or_default();
+                        events.unlogged().send(&id, EventMsg::McpServers { servers });
                     }
                     Op::SetPlanMode { active } => {
                         set_plan_mode(&shared, &events, &id, active, running.is_some());
@@ -520,15 +550,26 @@ fn set_plan_mode(
     }
     let mut state = lock(&shared.plan_mode);
     if active {
-        match state.enter(&shared.config.plans_dir(), time::OffsetDateTime::now_utc()) {
+        match state.enter(&shared.config.plans_dir(), chrono::Utc::now()) {
             Ok(plan_file_path) => {
                 events.send(id, EventMsg::PlanModeEntered { plan_file_path });
+                // Say why the shell is missing while planning, so nobody wonders.
+                if crate::plan_mode::shell::availability(&shared.config).is_err() {
+                    let message = crate::plan_mode::shell::notice(&shared.config);
+                    events.send(id, EventMsg::Notice { message });
+                }
             }
             Err(message) => events.send(id, EventMsg::Error { message }),
         }
     } else if state.active {
         state.leave();
-        events.send(id, EventMsg::PlanModeExited { approved: false });
+        events.send(
+            id,
+            EventMsg::PlanModeExited {
+                approved: false,
+                active: false,
+            },
+        );
     }
     drop(state);
     shared.record_state();

@@ -137,6 +137,11 @@ pub struct SessionShared {
     pub usage_mark: Mutex<Option<(u64, usize)>>,
     /// Where this session stands in a tree of delegated runs.
     pub delegation: Delegation,
+    /// Commands the sandbox blocked in this session (normalised text -> what they tried to
+    /// touch): only these may be re-run without it, each time with the user's approval.
+    pub sandbox_denials: Mutex<HashMap<String, String>>,
+    /// The MCP servers, when any are configured (shared with delegated runs).
+    pub mcp: Option<Arc<crate::mcp::McpManager>>,
 }
 
 /// A session's place in the delegation tree: the agents it may delegate to, how deep it is,
@@ -231,8 +236,16 @@ impl SessionShared {
             logged_state: Mutex::new(None),
             usage_mark: Mutex::new(None),
             delegation: Delegation::root(&config),
+            sandbox_denials: Mutex::new(HashMap::new()),
+            mcp: None,
             config,
         }
+    }
+
+    /// True when `tool` is an MCP tool the user configured read-only: offered in plan mode
+    /// and to read-only runs, run without asking.
+    pub fn mcp_read_only(&self, tool: &str) -> bool {
+        self.mcp.as_ref().is_some_and(|m| m.is_read_only(tool))
     }
 
     /// The current model's context window, when known.

@@ -13,6 +13,7 @@ use crate::client::{ClientError, ModelRequest, ResponseEvent};
 use crate::compact;
 use crate::config::NO_PROVIDER_GUIDANCE;
 use crate::history::ResponseItem;
+use crate::model_family::{ModelFamily, is_edit_tool};
 use crate::plan_mode::{filter, reminder};
 use crate::prompt;
 use crate::tools::{ToolCall, ToolContext, ToolRegistry, names};
@@ -71,7 +72,7 @@ impl Task {
     }
 
     /// Run the task; returns its terminal event, which the submission loop emits.
-    pub async fn run(self, input: TaskInput) -> EventMsg {
+    pub async fn run(mut self, input: TaskInput) -> EventMsg {
         self.emit(EventMsg::TaskStarted);
         if self.shared.model_client().await.is_none() {
             return EventMsg::Error {
@@ -95,6 +96,15 @@ impl Task {
         self.push_reentry_reminder();
         lock(&self.shared.history).push(ResponseItem::user(text));
         self.shared.record_state();
+        if !self.add_mcp_tools().await {
+            close_open_calls(
+                &self.shared,
+                "This call was not run: the user interrupted the turn.",
+            );
+            return EventMsg::TurnAborted {
+                reason: TurnAbortReason::Interrupted,
+            };
+        }
         match self.run_turns().await {
             Ok(last) => EventMsg::TaskComplete {
                 last_agent_message: last,
@@ -116,6 +126,19 @@ impl Task {
         }
     }
 
+    /// Offer the tools of the MCP servers for this task, first waiting for servers still
+    /// starting (each within its start-up timeout). False when the user interrupted the wait.
+    async fn add_mcp_tools(&mut self) -> bool {
+        let Some(mcp) = self.shared.mcp.clone() else {
+            return true;
+        };
+        if !mcp.wait_for_startup(&self.cancel).await {
+            return false;
+        }
+        self.registry = Arc::new(self.registry.with_mcp(&mcp, &self.shared.delegation));
+        true
+    }
+
     /// After re-entering plan mode, the first request names the previous plan once. It is
     /// kept in history so later requests keep that context.
     fn push_reentry_reminder(&self) {
@@ -133,8 +156,17 @@ impl Task {
 
     async fn run_turns(&self) -> Result<Option<String>, Stop> {
         let mut last_message = None;
+        // Chosen once per task, like the instructions: a model switch applies from the next
+        // message on.
+        let settings = self.shared.settings();
+        let family = self.shared.config.family_for(&settings.model);
+        let offered: Vec<&str> = self
+            .registry
+            .offered_specs(family)
+            .map(|spec| spec.name.as_str())
+            .collect();
         // Read once per task: AGENTS.md edits apply from the next message on.
-        let mut instructions = prompt::system_prompt(&self.shared.config);
+        let mut instructions = prompt::system_prompt(&self.shared.config, family, &offered);
         if let Some(role) = &self.role {
             instructions.push_str("\n\n# Your role as a sub-agent\n\n");
             instructions.push_str(role);
@@ -154,7 +186,7 @@ impl Task {
             if self.compaction_due(&instructions) {
                 self.compact(None).await?;
             }
-            let request = self.build_request(&instructions);
+            let request = self.build_request(&instructions, family);
             let (items, usage) = match self.stream_with_retries(&request, false).await {
                 Ok(done) => done,
                 Err(StreamFailure::Stop(stop)) => return Err(stop),
@@ -201,23 +233,38 @@ impl Task {
         }
     }
 
-    fn build_request(&self, instructions: &str) -> ModelRequest {
+    fn build_request(&self, instructions: &str, family: ModelFamily) -> ModelRequest {
         let settings = self.shared.settings();
         let mut input = lock(&self.shared.history).items().to_vec();
         let plan_file = lock(&self.shared.plan_mode)
             .active_plan_file()
             .map(|p| p.to_path_buf());
         if let Some(plan_file) = &plan_file {
+            // The plan file is written with whichever edit tools this model is offered.
+            let edit_tools: Vec<&str> = self
+                .registry
+                .offered_specs(family)
+                .map(|spec| spec.name.as_str())
+                .filter(|name| is_edit_tool(name) && filter::is_offered(name))
+                .collect();
             input.push(ResponseItem::user(reminder::instructions(
                 plan_file,
                 plan_file.exists(),
+                &edit_tools,
             )));
+            // Where the read-only sandbox is enforced the shell is the one exception.
+            if let Some(note) = crate::plan_mode::shell::reminder(&self.shared.config) {
+                input.push(ResponseItem::user(note));
+            }
         }
         let tools = self
             .registry
-            .specs()
+            .offered_specs(family)
             .filter(|spec| match &plan_file {
-                Some(_) => filter::is_offered(&spec.name),
+                Some(_) => {
+                    filter::is_offered_with(&spec.name, &self.shared.config)
+                        || self.shared.mcp_read_only(&spec.name)
+                }
                 // exit_plan_mode means nothing outside plan mode; do not tempt the model.
                 None => spec.name != names::EXIT_PLAN_MODE,
             })
@@ -263,7 +310,7 @@ impl Task {
                 provider.request_max_retries
             };
             if !error.is_retryable() || attempt >= budget {
-                return Err(Stop::Failed(error.to_string()).into());
+                return Err(Stop::Failed(gave_up(&error, attempt)).into());
             }
             attempt += 1;
             let delay = backoff(attempt, &error);
@@ -499,5 +546,15 @@ pub(super) fn close_open_calls(shared: &SessionShared, text: &str) {
             output: text.to_string(),
             success: false,
         });
+    }
+}
+
+/// The final error of a model request: after retries, it says how many were made, so the
+/// user knows the failure was not a one-off.
+fn gave_up(error: &ClientError, retries: u32) -> String {
+    match retries {
+        0 => error.to_string(),
+        1 => format!("{error}. Gave up after 1 retry."),
+        n => format!("{error}. Gave up after {n} retries."),
     }
 }

@@ -72,6 +72,24 @@ pub enum ApprovalKind {
         /// Files or directories that would be read.
         paths: Vec<PathBuf>,
     },
+    /// A call of an MCP server's tool.
+    Mcp {
+        /// The `[mcp_servers.<name>]` name.
+        server: String,
+        /// The server's name for the tool.
+        tool: String,
+        /// The JSON arguments the model sent.
+        arguments: String,
+        /// The server's `readOnlyHint`, shown to the user only.
+        read_only_hint: Option<bool>,
+    },
+    /// A web fetch from a host not in `[tools.web] allowed_hosts`.
+    Fetch {
+        /// The full URL, as it will be requested.
+        url: String,
+        /// Its host.
+        host: String,
+    },
 }
 
 /// A handler's assessment of one call; the approval policy decides from it whether to ask

@@ -31,5 +31,9 @@ pub const COMPLETE_PLAN: &str = "complete_plan";
 pub const EXIT_PLAN_MODE: &str = "exit_plan_mode";
 /// Ask the user questions.
 pub const ASK_USER_QUESTION: &str = "ask_user_question";
+/// Fetch a web page as text.
+pub const WEB_FETCH: &str = "web_fetch";
+/// Search the web through the configured backend.
+pub const WEB_SEARCH: &str = "web_search";
 /// Run a sub-agent.
 pub const DELEGATE_AGENT: &str = "delegate_agent";

@@ -3,14 +3,22 @@
 use super::handlers;
 use super::{ToolHandler, ToolSpec};
 use crate::config::{Config, PlanningStyle};
+use crate::model_family::{EditTools, ModelFamily, is_edit_tool};
 use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Handlers by name, plus their specs in registration order (the order the model sees).
-#[derive(Default)]
+///
+/// Every edit tool is registered; which of them a model is *offered* depends on its family
+/// ([`Self::offered_specs`]). A call to a registered edit tool that was not offered still runs
+/// (through the same plan-mode and approval checks): the dialect is a matter of what the
+/// model was trained on, not a permission.
+#[derive(Default, Clone)]
 pub struct ToolRegistry {
     specs: Vec<ToolSpec>,
     handlers: HashMap<String, Arc<dyn ToolHandler>>,
+    /// `[tools] edit`: which edit tools each family is offered.
+    edit: EditTools,
 }
 
 impl ToolRegistry {
@@ -23,13 +31,16 @@ impl ToolRegistry {
     pub fn for_config(config: &Config) -> Self {
         let mut builder = Self::builder();
         handlers::register_read_only(&mut builder);
+        handlers::register_web(&mut builder, config);
         match config.planning {
             PlanningStyle::Checklist => handlers::register_checklist_planning(&mut builder),
             PlanningStyle::Structured => handlers::register_structured_planning(&mut builder),
         }
         handlers::register_mutating(&mut builder);
         handlers::register_plan_mode(&mut builder);
-        builder.build()
+        let mut registry = builder.build();
+        registry.edit = config.edit_tools;
+        registry
     }
 
     /// The tools of a session at its place in the delegation tree: [`Self::for_config`],
@@ -51,6 +62,42 @@ impl ToolRegistry {
             registry.handlers.retain(|name, _| allowed.contains(name));
         }
         registry
+    }
+
+    /// This registry plus the tools of `mcp` (ready servers only), restricted to what
+    /// `delegation` inherited, as [`Self::for_session`] restricts the built-in ones.
+    pub fn with_mcp(
+        &self,
+        mcp: &Arc<crate::mcp::McpManager>,
+        delegation: &crate::session::shared::Delegation,
+    ) -> Self {
+        let mut builder = ToolRegistryBuilder {
+            registry: self.clone(),
+        };
+        for handler in mcp.handlers() {
+            let allowed = delegation
+                .allowed_tools
+                .as_ref()
+                .is_none_or(|allowed| allowed.contains(&handler.entry().spec.name));
+            if allowed {
+                builder.register(handler);
+            }
+        }
+        builder.build()
+    }
+
+    /// True when a model of `family` is offered `name`: every registered tool is, except the
+    /// edit tools outside the family's dialect (see [`EditTools::offered`]).
+    pub fn offers(&self, name: &str, family: ModelFamily) -> bool {
+        self.handlers.contains_key(name)
+            && (!is_edit_tool(name) || self.edit.offered(family).contains(&name))
+    }
+
+    /// The specs a model of `family` is offered, in registration order.
+    pub fn offered_specs(&self, family: ModelFamily) -> impl Iterator<Item = &ToolSpec> {
+        self.specs
+            .iter()
+            .filter(move |spec| self.offers(&spec.name, family))
     }
 
     /// The handler for `name`.

@@ -20,10 +20,18 @@ impl App {
                 self.ops.submit(op);
             }
             AppEvent::PlanDecision { approved, feedback } => {
-                if let Some(text) = &feedback {
-                    self.transcript.push(HistoryCell::User(text.clone()));
-                }
+                // Shown after "Plan rejected…", when the core confirms the rejection.
+                self.rejection_feedback = feedback.clone().filter(|_| !approved);
                 self.ops.submit(Op::PlanModeApproval { approved, feedback });
+            }
+            AppEvent::QuestionsAnswered {
+                call_id,
+                questions,
+                answers,
+            } => {
+                let pairs = questions.into_iter().zip(answers.iter().cloned()).collect();
+                self.transcript.push(HistoryCell::Answers(pairs));
+                self.ops.submit(Op::UserQuestionAnswer { call_id, answers });
             }
             AppEvent::EditPlan(path) => self.requests.push(Request::EditPlan(path)),
             AppEvent::RunCommand(cmd, arg) => self.run_command(cmd, &arg),
@@ -136,6 +144,7 @@ impl App {
                         approval_policy: None,
                     });
                     self.model = arg.to_string();
+                    self.choices.model = Some(arg.to_string());
                     self.notice(strings::model_switched(arg));
                 }
             }
@@ -146,14 +155,25 @@ impl App {
                         approval_policy: Some(policy),
                     });
                     self.approval_policy = policy;
+                    self.choices.approval_policy = Some(policy);
                     self.notice(strings::approvals_switched(policy.as_str()));
                 }
-                None => self.notice(strings::approvals_usage(self.approval_policy.as_str())),
+                None if arg.trim().is_empty() => {
+                    self.notice(strings::approvals_usage(self.approval_policy.as_str()))
+                }
+                None => {
+                    self.transcript
+                        .push(HistoryCell::Error(strings::approvals_invalid(arg.trim())));
+                    self.notice(strings::approvals_usage(self.approval_policy.as_str()));
+                }
             },
             SlashCommand::Status => self.notice(self.status_text()),
             SlashCommand::Agents => {
                 let cwd = self.session.as_ref().map(|s| s.cwd.clone());
                 self.requests.push(Request::ListAgents { cwd });
+            }
+            SlashCommand::Mcp => {
+                self.ops.submit(Op::ListMcpServers);
             }
             SlashCommand::Help => {
                 let commands: Vec<(String, &'static str)> = SlashCommand::iter()
@@ -178,7 +198,14 @@ impl App {
         let Some(store) = self.plan_store() else {
             return;
         };
-        let listing = store.list();
+        let listing = match store.list() {
+            Ok(listing) => listing,
+            Err(err) => {
+                self.transcript.push(HistoryCell::Error(err.to_string()));
+                self.transcript.scroll_to_bottom();
+                return;
+            }
+        };
         if listing.plans.is_empty() {
             self.notice(cairn_core::plans::listing::empty_message(store.dir()));
             return;
@@ -187,7 +214,7 @@ impl App {
         self.views.push(Box::new(PlansListView::new(
             listing.plans,
             listing.skipped.len(),
-            time::OffsetDateTime::now_utc(),
+            chrono::Utc::now(),
         )));
     }
 

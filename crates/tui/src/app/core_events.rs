@@ -146,6 +146,16 @@ impl App {
                     }
                 }
             }
+            EventMsg::PatchApplied {
+                diff,
+                auto_approved,
+                ..
+            } => {
+                // A diff the user approved is on screen already.
+                if auto_approved {
+                    self.transcript.push(HistoryCell::AppliedDiff(diff));
+                }
+            }
             EventMsg::ExecApprovalRequest {
                 call_id,
                 command,
@@ -197,6 +207,42 @@ impl App {
                 session_prefix: None,
                 reason,
             }),
+            EventMsg::McpToolApprovalRequest {
+                call_id,
+                server,
+                tool,
+                arguments,
+                description,
+                read_only_hint,
+                for_session,
+            } => self.open_approval(ApprovalRequest {
+                call_id,
+                description,
+                kind: ApprovalKind::Mcp {
+                    server,
+                    tool,
+                    arguments,
+                    read_only_hint,
+                },
+                for_session,
+                session_prefix: None,
+                reason: None,
+            }),
+            EventMsg::WebFetchApprovalRequest {
+                call_id,
+                url,
+                description,
+                for_session,
+                ..
+            } => self.open_approval(ApprovalRequest {
+                call_id,
+                description,
+                kind: ApprovalKind::Fetch { url },
+                for_session,
+                session_prefix: None,
+                reason: None,
+            }),
+            EventMsg::McpServers { servers } => self.notice(crate::mcp::text(&servers)),
             EventMsg::UserQuestionRequest { call_id, questions } => {
                 if questions.is_empty() {
                     // Nothing to ask: answer at once so the model does not wait forever.
@@ -226,16 +272,33 @@ impl App {
                 self.close_plan_review();
                 self.open_dialog(Box::new(PlanReviewView::new(plan_content, plan_file_path)));
             }
-            EventMsg::PlanModeExited { approved } => {
+            EventMsg::PlanApprovalRequest {
+                call_id,
+                plan_content,
+                plan_file_path,
+                ..
+            } => {
                 self.close_plan_review();
+                self.open_dialog(Box::new(PlanReviewView::for_structured_plan(
+                    plan_content,
+                    plan_file_path,
+                    call_id,
+                )));
+            }
+            EventMsg::PlanModeExited { approved, active } => {
+                self.close_plan_review();
+                let leaving = std::mem::take(&mut self.leaving_plan_mode);
                 if approved {
                     self.plan_mode = None;
                     self.notice(strings::PLAN_APPROVED.to_string());
-                } else if std::mem::take(&mut self.leaving_plan_mode) {
+                } else if !active || leaving {
                     self.plan_mode = None;
                     self.notice(strings::PLAN_MODE_LEFT.to_string());
                 } else {
                     self.notice(strings::PLAN_REJECTED.to_string());
+                }
+                if let Some(feedback) = self.rejection_feedback.take() {
+                    self.transcript.push(HistoryCell::User(feedback));
                 }
             }
             EventMsg::TokenCount(usage) => self.tokens = Some(usage),

@@ -6,6 +6,7 @@ use crate::bottom::ViewResult;
 use crate::bottom::composer::ComposerResult;
 use crate::bottom::slash_popup::SlashPopup;
 use crate::history::RenderOptions;
+use crate::paste_burst::BurstKey;
 use cairn_protocol::Op;
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
 
@@ -17,6 +18,13 @@ impl App {
     pub fn handle_terminal_event(&mut self, event: Event) -> bool {
         match event {
             Event::Key(key) if key.kind != KeyEventKind::Release => {
+                let key = match self.paste_burst.on_key(&key, self.now) {
+                    // A pasted line break goes into the composer instead of sending.
+                    BurstKey::PastedNewline if self.views.is_empty() => {
+                        KeyEvent::new(KeyCode::Enter, KeyModifiers::SHIFT)
+                    }
+                    _ => key,
+                };
                 self.handle_key(key);
                 true
             }
@@ -138,13 +146,15 @@ impl App {
             self.requests.push(Request::Quit);
             return;
         }
+        // Only an empty composer arms quit: Ctrl+C on a draft just clears it.
+        let draft = !self.composer.is_empty();
         if self.task.is_some() {
             self.ops.submit(Op::Interrupt);
-        } else {
+        } else if draft {
             self.composer.clear();
             self.popup = None;
         }
-        self.quit_armed_at = Some(self.now);
+        self.quit_armed_at = (!draft).then_some(self.now);
     }
 
     /// Keys the app owns. Returns true when used.
@@ -155,6 +165,11 @@ impl App {
                 if self.task.is_some() {
                     self.ops.submit(Op::Interrupt);
                 }
+                true
+            }
+            // Ctrl+D on an empty composer quits, as in a shell; with text it deletes forward.
+            KeyCode::Char('d') if ctrl && self.composer.is_empty() && self.views.is_empty() => {
+                self.requests.push(Request::Quit);
                 true
             }
             KeyCode::Char('t') if ctrl => {

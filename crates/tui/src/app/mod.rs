@@ -102,6 +102,13 @@ struct AppLayout {
     fullscreen: Option<Rect>,
 }
 
+/// Session settings the user chose in this TUI (/model, /approvals).
+#[derive(Debug, Clone, Default)]
+struct SessionChoices {
+    model: Option<String>,
+    approval_policy: Option<ApprovalPolicy>,
+}
+
 /// The TUI's state.
 pub struct App {
     ops: Box<dyn OpSink>,
@@ -140,6 +147,8 @@ pub struct App {
     cairn_home: Option<PathBuf>,
     /// Where cairn was started: the session picker lists its sessions first.
     cwd: Option<PathBuf>,
+    /// What /model and /approvals chose; /new starts its session with them.
+    choices: SessionChoices,
     /// No session runs yet (`cairn resume` opened the picker first): closing the picker
     /// starts one.
     awaiting_session: bool,
@@ -147,6 +156,10 @@ pub struct App {
     delegates: DelegateTree,
     /// A resumed transcript is being replayed (times in it are not now).
     replaying: bool,
+    /// Tells a paste without bracketed paste from typing.
+    paste_burst: crate::paste_burst::PasteBurst,
+    /// Feedback sent with a rejected plan, shown after "Plan rejected…".
+    rejection_feedback: Option<String>,
 }
 
 impl App {
@@ -184,9 +197,12 @@ impl App {
             initial_prompt: None,
             cairn_home: None,
             cwd: None,
+            choices: SessionChoices::default(),
             awaiting_session: false,
             delegates: DelegateTree::new(),
             replaying: false,
+            paste_burst: Default::default(),
+            rejection_feedback: None,
         }
     }
 
@@ -217,12 +233,27 @@ impl App {
         let (tx, size, now) = (self.tx.clone(), self.size, self.now);
         let home = self.cairn_home.take();
         let cwd = self.cwd.take();
+        let choices = std::mem::take(&mut self.choices);
         *self = Self::new(ops, tx, size, now);
         self.cairn_home = home;
         self.cwd = cwd;
+        self.choices = choices;
         self.composer = composer;
         self.composer.clear();
         self.pinned_visible = pinned_visible;
+    }
+
+    /// The configuration for /new: `config` with the model and approval policy chosen with
+    /// /model and /approvals in this TUI, so a new session does not undo them.
+    pub fn new_session_config(&self, config: &cairn_core::Config) -> cairn_core::Config {
+        let mut config = config.clone();
+        if let Some(model) = &self.choices.model {
+            config.model = model.clone();
+        }
+        if let Some(policy) = self.choices.approval_policy {
+            config.approval_policy = policy;
+        }
+        config
     }
 
     /// Set the clock (the loop does this before every handler and frame).
@@ -238,6 +269,17 @@ impl App {
     /// True while a task runs.
     pub fn is_working(&self) -> bool {
         self.task.is_some()
+    }
+
+    /// What to print once the terminal is restored: the tokens used and the command that
+    /// resumes this session. `None` when no model request was made (nothing to resume).
+    pub fn exit_summary(&self) -> Option<String> {
+        let session = self.session.as_ref()?;
+        let tokens = self.tokens.as_ref()?;
+        Some(strings::exit_summary(
+            &strings::compact_count(tokens.total_tokens),
+            &session.conversation_id,
+        ))
     }
 
     /// True while plan mode is on.
@@ -320,6 +362,16 @@ impl App {
         }
     }
 
+    /// The user hid a plan that would be pinned (Ctrl+T): one row says it is there.
+    fn plan_hidden(&self) -> bool {
+        !self.pinned_visible
+            && self.task.is_some()
+            && self
+                .latest_plan
+                .as_ref()
+                .is_some_and(|p| !p.plan.is_empty())
+    }
+
     fn pinned_plan(&self) -> Option<&Plan> {
         if !self.pinned_visible || self.task.is_none() {
             return None;
@@ -363,8 +415,11 @@ impl App {
             height: h,
         };
         if let Some(view) = self.views.last().filter(|v| v.fullscreen()) {
-            let h = view.desired_height(area.width, above);
-            layout.fullscreen = Some(row(area.y, h.min(above)));
+            // A view shorter than the screen sits above the status line, the transcript
+            // above it.
+            let h = view.desired_height(area.width, above).min(above);
+            layout.transcript = row(area.y, above - h);
+            layout.fullscreen = Some(row(area.y + above - h, h));
             return layout;
         }
         let max_bottom = (above * 2 / 3).max(3).min(above);
@@ -385,10 +440,10 @@ impl App {
         let hint_h = take(self.plan_mode_hint(area.width).len() as u16);
         let delegates_h = take(self.delegate_panel_height());
         let max_steps = self.pinned_max_steps();
-        let pinned_h = take(
-            self.pinned_plan()
-                .map_or(0, |p| (p.plan.len().min(max_steps) + 1) as u16),
-        );
+        let pinned_h = take(match self.pinned_plan() {
+            Some(p) => (p.plan.len().min(max_steps) + 1) as u16,
+            None => u16::from(self.plan_hidden()),
+        });
         let queued_h = take(self.queued.len().min(QUEUED_MAX_ROWS) as u16);
         let transcript_h = budget;
         let mut y = area.y;
@@ -425,6 +480,7 @@ impl App {
         let layout = self.layout(area);
         self.status_line().render(layout.status, buf);
         if let (Some(rect), Some(view)) = (layout.fullscreen, self.views.last()) {
+            self.transcript.render(layout.transcript, buf);
             view.render(rect, buf);
             return;
         }
@@ -442,6 +498,10 @@ impl App {
                 &line,
                 layout.queued.width,
             );
+        }
+        if self.plan_hidden() && layout.pinned.height > 0 {
+            let line = Line::from(Span::styled(strings::PINNED_HIDDEN, theme::dim()));
+            buf.set_line(layout.pinned.x, layout.pinned.y, &line, layout.pinned.width);
         }
         if let Some(plan) = self.pinned_plan() {
             let lines = pinned_lines(

@@ -42,6 +42,22 @@ pub enum ApprovalKind {
         /// What would be read.
         paths: Vec<PathBuf>,
     },
+    /// A call of an MCP server's tool.
+    Mcp {
+        /// The server's config name.
+        server: String,
+        /// The server's name for the tool.
+        tool: String,
+        /// The JSON arguments.
+        arguments: String,
+        /// The server's `readOnlyHint`: shown, not trusted.
+        read_only_hint: Option<bool>,
+    },
+    /// A web fetch from a host not in `[tools.web] allowed_hosts`.
+    Fetch {
+        /// The full URL.
+        url: String,
+    },
 }
 
 /// One approval request.
@@ -114,6 +130,8 @@ impl ApprovalView {
             ApprovalKind::Exec { .. } => Op::ExecApproval { call_id, decision },
             ApprovalKind::Patch { .. } => Op::PatchApproval { call_id, decision },
             ApprovalKind::Read { .. } => Op::ReadApproval { call_id, decision },
+            ApprovalKind::Mcp { .. } => Op::McpToolApproval { call_id, decision },
+            ApprovalKind::Fetch { .. } => Op::WebFetchApproval { call_id, decision },
         };
         tx.send(AppEvent::Op(op));
         if abort {
@@ -160,6 +178,23 @@ impl ApprovalView {
                     &[Span::raw("  ")],
                 ));
             }
+            ApprovalKind::Fetch { url } => {
+                // The whole URL, wrapped, never cut: a query string can carry data out.
+                lines.extend(wrap_text(
+                    url,
+                    Style::new(),
+                    width,
+                    &[Span::styled(strings::READ_PATH_BULLET, theme::dim())],
+                    &[Span::raw("  ")],
+                ));
+                lines.extend(wrap_text(
+                    strings::FETCH_URL_NOTE,
+                    theme::dim(),
+                    width,
+                    &[],
+                    &[],
+                ));
+            }
             ApprovalKind::Read { paths } => {
                 for path in paths {
                     lines.extend(wrap_text(
@@ -168,6 +203,47 @@ impl ApprovalView {
                         width,
                         &[Span::styled(strings::READ_PATH_BULLET, theme::dim())],
                         &[Span::raw("  ")],
+                    ));
+                }
+            }
+            ApprovalKind::Mcp {
+                server,
+                tool,
+                arguments,
+                read_only_hint,
+            } => {
+                for (label, text) in [
+                    (strings::MCP_SERVER_LABEL, server.as_str()),
+                    (strings::MCP_TOOL_LABEL, tool.as_str()),
+                ] {
+                    lines.extend(wrap_text(
+                        text,
+                        Style::new(),
+                        width,
+                        &[Span::styled(label, theme::dim())],
+                        &[Span::raw("  ")],
+                    ));
+                }
+                // Before the arguments, which may scroll: what the server claims, and that
+                // it does not decide anything.
+                lines.extend(wrap_text(
+                    strings::mcp_read_only_hint(*read_only_hint),
+                    theme::dim(),
+                    width,
+                    &[],
+                    &[],
+                ));
+                lines.push(Line::from(Span::styled(
+                    strings::MCP_ARGUMENTS_LABEL,
+                    theme::dim(),
+                )));
+                for line in pretty_json(arguments).lines() {
+                    lines.extend(wrap_text(
+                        line,
+                        Style::new(),
+                        width,
+                        &[Span::raw("  ")],
+                        &[Span::raw("    ")],
                     ));
                 }
             }
@@ -266,6 +342,8 @@ impl ApprovalView {
         let base = match self.queue.front().map(|r| &r.kind) {
             Some(ApprovalKind::Patch { .. }) => strings::APPROVE_PATCH_TITLE,
             Some(ApprovalKind::Read { .. }) => strings::APPROVE_READ_TITLE,
+            Some(ApprovalKind::Mcp { .. }) => strings::APPROVE_MCP_TITLE,
+            Some(ApprovalKind::Fetch { .. }) => strings::APPROVE_FETCH_TITLE,
             _ => strings::APPROVE_EXEC_TITLE,
         };
         if self.queue.len() > 1 {
@@ -414,4 +492,12 @@ impl View for ApprovalView {
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
     }
+}
+
+/// The model's JSON arguments, indented for reading; the raw text when they do not parse.
+fn pretty_json(arguments: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(arguments)
+        .ok()
+        .and_then(|v| serde_json::to_string_pretty(&v).ok())
+        .unwrap_or_else(|| arguments.to_string())
 }

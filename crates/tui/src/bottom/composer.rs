@@ -134,7 +134,19 @@ impl Composer {
             KeyCode::Esc | KeyCode::PageUp | KeyCode::PageDown | KeyCode::Tab => {
                 ComposerResult::Ignored
             }
-            KeyCode::Char('c' | 't' | 'o' | 'd') if ctrl => ComposerResult::Ignored,
+            KeyCode::Char('c' | 't' | 'o') if ctrl => ComposerResult::Ignored,
+            // Ctrl+D quits from an empty composer (the app's); with text it deletes forward.
+            KeyCode::Char('d') if ctrl && self.is_empty() => ComposerResult::Ignored,
+            // Shell and readline habits: Ctrl+U deletes to the start of the line; undo is
+            // Ctrl+Z (redo Ctrl+R).
+            KeyCode::Char('u') if ctrl => {
+                self.textarea.delete_line_by_head();
+                ComposerResult::Handled
+            }
+            KeyCode::Char('z') if ctrl => {
+                self.textarea.undo();
+                ComposerResult::Handled
+            }
             _ => {
                 self.textarea.input(key);
                 ComposerResult::Handled
@@ -270,7 +282,33 @@ mod tests {
         let big = "line\n".repeat(1000);
         c.paste(&big);
         assert_eq!(c.text(), big);
-        c.handle_key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL));
+        c.handle_key(KeyEvent::new(KeyCode::Char('z'), KeyModifiers::CONTROL));
         assert!(c.is_empty(), "one undo removes the whole paste");
+    }
+
+    #[test]
+    fn ctrl_u_deletes_to_the_start_of_the_line_and_ctrl_z_undoes_it() {
+        let mut c = Composer::new();
+        type_str(&mut c, "first line");
+        c.handle_key(KeyEvent::new(KeyCode::Enter, KeyModifiers::SHIFT));
+        type_str(&mut c, "second line");
+        for _ in 0.."line".len() {
+            c.handle_key(key(KeyCode::Left));
+        }
+        c.handle_key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL));
+        assert_eq!(c.text(), "first line\nline");
+        c.handle_key(KeyEvent::new(KeyCode::Char('z'), KeyModifiers::CONTROL));
+        assert_eq!(c.text(), "first line\nsecond line");
+    }
+
+    #[test]
+    fn ctrl_d_deletes_forward_in_text_and_is_the_apps_when_empty() {
+        let mut c = Composer::new();
+        let ctrl_d = KeyEvent::new(KeyCode::Char('d'), KeyModifiers::CONTROL);
+        assert_eq!(c.handle_key(ctrl_d), ComposerResult::Ignored);
+        type_str(&mut c, "ab");
+        c.handle_key(key(KeyCode::Left));
+        assert_eq!(c.handle_key(ctrl_d), ComposerResult::Handled);
+        assert_eq!(c.text(), "a");
     }
 }

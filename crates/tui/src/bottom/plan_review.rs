@@ -28,6 +28,9 @@ pub struct PlanReviewView {
     viewport: usize,
     /// Some while the user types feedback.
     feedback: Option<String>,
+    /// Set for a structured plan (`[tools] require_plan_approval`): the call waiting for the
+    /// decision, answered with `plan_approval` instead of `plan_mode_approval`.
+    call_id: Option<String>,
 }
 
 impl PlanReviewView {
@@ -42,6 +45,16 @@ impl PlanReviewView {
             scroll: 0,
             viewport: 1,
             feedback: None,
+            call_id: None,
+        }
+    }
+
+    /// A widget for the structured plan in `content` (stored at `path`) that the call
+    /// `call_id` waits on.
+    pub fn for_structured_plan(content: String, path: PathBuf, call_id: String) -> Self {
+        Self {
+            call_id: Some(call_id),
+            ..Self::new(content, path)
         }
     }
 
@@ -71,7 +84,14 @@ impl PlanReviewView {
     }
 
     fn decide(&self, approved: bool, feedback: Option<String>, tx: &AppEventSender) -> ViewResult {
-        tx.send(AppEvent::PlanDecision { approved, feedback });
+        match &self.call_id {
+            Some(call_id) => tx.send(AppEvent::Op(cairn_protocol::Op::PlanApproval {
+                call_id: call_id.clone(),
+                approved,
+                feedback,
+            })),
+            None => tx.send(AppEvent::PlanDecision { approved, feedback }),
+        }
         ViewResult::Close
     }
 
@@ -186,29 +206,49 @@ impl View for PlanReviewView {
         self.scroll = self.scroll.min(self.max_scroll());
     }
 
-    fn desired_height(&self, _width: u16, max: u16) -> u16 {
-        max
+    /// As tall as the plan needs (a short plan leaves the transcript in view), at most the
+    /// whole screen.
+    fn desired_height(&self, width: u16, max: u16) -> u16 {
+        let inner_width = width.saturating_sub(4);
+        let footer_rows = self.footer_lines(inner_width).len();
+        let rows = if self.laid_out_width == inner_width {
+            self.lines.len()
+        } else {
+            // Not laid out at this width yet (first frame, resize, edit): count now.
+            markdown::render(
+                &self.content,
+                usize::from(inner_width).max(8),
+                true,
+                &mut HighlightCache::default(),
+            )
+            .len()
+        };
+        let chrome = 2 + 1 + footer_rows;
+        u16::try_from(rows.max(1) + chrome)
+            .unwrap_or(u16::MAX)
+            .min(max)
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer) {
         Clear.render(area, buf);
-        let title = strings::plan_review_title(&self.path);
+        // Corners and the spaces around the title take four columns.
+        let title = fitted_title(&self.path, usize::from(area.width).saturating_sub(4));
         let (body, footer) = self.areas(area);
         let end = (self.scroll + usize::from(body.height)).min(self.lines.len());
-        let position = format!(
-            " {}-{} of {} ",
-            (self.scroll + 1).min(self.lines.len()),
-            end,
-            self.lines.len()
-        );
-        let block = Block::default()
+        let first = (self.scroll + 1).min(end);
+        let mut block = Block::default()
             .borders(Borders::ALL)
             .border_style(theme::review_border())
             .title(Span::styled(
                 format!(" {title} "),
                 theme::review_border().patch(theme::bold()),
-            ))
-            .title_bottom(Line::from(Span::styled(position, theme::dim())).right_aligned());
+            ));
+        // Where the view is, while any of the plan shows and some of it does not.
+        if first >= 1 && (first > 1 || end < self.lines.len()) {
+            let position = strings::plan_review_position(first, end, self.lines.len());
+            block = block
+                .title_bottom(Line::from(Span::styled(position, theme::dim())).right_aligned());
+        }
         block.render(area, buf);
         for (i, line) in self.lines[self.scroll.min(end)..end].iter().enumerate() {
             buf.set_line(body.x, body.y + i as u16, line, body.width);
@@ -230,4 +270,23 @@ impl View for PlanReviewView {
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
     }
+}
+
+/// The title in at most `width` columns: the plan file's name loses its middle before
+/// anything else, so a narrow screen still reads "Plan Review - conv…_030405.md".
+fn fitted_title(path: &std::path::Path, width: usize) -> String {
+    let full = strings::plan_review_title(path);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let Some(prefix) = full.strip_suffix(name.as_str()) else {
+        return full;
+    };
+    let room = width.saturating_sub(unicode_width::UnicodeWidthStr::width(prefix));
+    // Too narrow for a useful part of the name: let the border clip it.
+    if room < 8 {
+        return full;
+    }
+    format!("{prefix}{}", crate::wrap::truncate_middle(&name, room))
 }

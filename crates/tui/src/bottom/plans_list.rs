@@ -5,6 +5,7 @@ use crate::app_event::{AppEvent, AppEventSender};
 use crate::strings;
 use crate::theme;
 use cairn_core::plans::{PlanSummary, listing};
+use chrono::{DateTime, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -12,7 +13,6 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Widget};
 use std::any::Any;
-use time::OffsetDateTime;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// Narrowest a title gets before the row is simply cut at the edge.
@@ -29,7 +29,7 @@ pub struct PlansListView {
 
 impl PlansListView {
     /// A list of `plans` seen at `now`; `skipped` documents could not be read.
-    pub fn new(plans: Vec<PlanSummary>, skipped: usize, now: OffsetDateTime) -> Self {
+    pub fn new(plans: Vec<PlanSummary>, skipped: usize, now: DateTime<Utc>) -> Self {
         let updated = plans
             .iter()
             .map(|p| listing::relative_time(p.updated, now))

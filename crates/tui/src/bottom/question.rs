@@ -1,12 +1,15 @@
-//! The ask_user_question overlay: one question at a time, options by number keys or a typed
-//! answer.
+//! The ask_user_question overlay: one question at a time; an option is chosen with the arrow
+//! keys or its number (a digit alone in the input), anything else typed is the answer.
+//!
+//! A digit never answers by itself: "2 tries" typed quickly must stay a typed answer, so the
+//! choice is made on Enter, when the whole input is one digit.
 
 use super::{View, ViewResult};
 use crate::app_event::{AppEvent, AppEventSender};
 use crate::strings;
 use crate::theme;
 use crate::wrap::wrap_text;
-use cairn_protocol::{Op, UserQuestion};
+use cairn_protocol::UserQuestion;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -21,6 +24,8 @@ pub struct QuestionView {
     questions: Vec<UserQuestion>,
     answers: Vec<String>,
     input: String,
+    /// The option the arrow keys point at in the current question.
+    selected: usize,
 }
 
 impl QuestionView {
@@ -31,6 +36,27 @@ impl QuestionView {
             questions,
             answers: Vec::new(),
             input: String::new(),
+            selected: 0,
+        }
+    }
+
+    /// The option Enter would choose: the one whose number is the whole input, else (input
+    /// empty) the one the arrows point at; `None` while a free answer is typed.
+    fn chosen(&self) -> Option<usize> {
+        let options = self.current()?.options.len();
+        if options == 0 {
+            return None;
+        }
+        if self.input.is_empty() {
+            return Some(self.selected.min(options - 1));
+        }
+        let mut chars = self.input.chars();
+        match (chars.next(), chars.next()) {
+            (Some(d @ '1'..='9'), None) => {
+                let index = (d as usize) - ('1' as usize);
+                (index < options).then_some(index)
+            }
+            _ => None,
         }
     }
 
@@ -38,16 +64,33 @@ impl QuestionView {
         self.questions.get(self.answers.len())
     }
 
+    /// Arrows move among the options while no free answer is typed (a lone digit was a
+    /// choice, so it gives way to the arrows).
+    fn move_selection(&mut self, down: bool) {
+        let options = self.current().map_or(0, |q| q.options.len());
+        let Some(from) = self.chosen() else {
+            return;
+        };
+        self.selected = if down {
+            (from + 1) % options
+        } else {
+            (from + options - 1) % options
+        };
+        self.input.clear();
+    }
+
     fn answer(&mut self, answer: String, tx: &AppEventSender) -> ViewResult {
         self.answers.push(answer);
         self.input.clear();
+        self.selected = 0;
         if self.answers.len() < self.questions.len() {
             return ViewResult::Consumed;
         }
-        tx.send(AppEvent::Op(Op::UserQuestionAnswer {
+        tx.send(AppEvent::QuestionsAnswered {
             call_id: self.call_id.clone(),
+            questions: self.questions.iter().map(|q| q.question.clone()).collect(),
             answers: std::mem::take(&mut self.answers),
-        }));
+        });
         ViewResult::Close
     }
 
@@ -56,12 +99,21 @@ impl QuestionView {
             return Vec::new();
         };
         let mut lines = wrap_text(&question.question, theme::bold(), width, &[], &[]);
+        let chosen = self.chosen();
         for (i, option) in question.options.iter().enumerate() {
+            let (marker, style) = if chosen == Some(i) {
+                ("› ", theme::selected())
+            } else {
+                ("  ", Style::new())
+            };
             lines.extend(wrap_text(
                 option,
-                Style::new(),
+                style,
                 width,
-                &[Span::styled(format!("  {}. ", i + 1), theme::selected())],
+                &[
+                    Span::styled(marker, theme::selected()),
+                    Span::styled(format!("{}. ", i + 1), theme::selected()),
+                ],
                 &[Span::raw("     ")],
             ));
         }
@@ -93,14 +145,18 @@ impl View for QuestionView {
         match key.code {
             // Ctrl+C interrupts the task: let the app have it.
             KeyCode::Char('c') if ctrl => ViewResult::Ignored,
-            KeyCode::Char(d @ '1'..='9') if self.input.is_empty() && !options.is_empty() => {
-                let index = (d as usize) - ('1' as usize);
-                match options.get(index) {
-                    Some(option) => self.answer(option.clone(), tx),
-                    None => ViewResult::Consumed,
-                }
+            KeyCode::Up => {
+                self.move_selection(false);
+                ViewResult::Consumed
+            }
+            KeyCode::Down | KeyCode::Tab => {
+                self.move_selection(true);
+                ViewResult::Consumed
             }
             KeyCode::Enter => {
+                if let Some(option) = self.chosen().and_then(|i| options.get(i)) {
+                    return self.answer(option.clone(), tx);
+                }
                 let typed = self.input.trim().to_string();
                 if typed.is_empty() {
                     ViewResult::Consumed

@@ -19,15 +19,23 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Widget};
 use std::any::Any;
+use unicode_width::UnicodeWidthStr;
 
 /// The overlay.
 pub struct RunView {
     /// The run's index in the app's tree (ids may repeat across a resume).
     index: usize,
     log: RunLog,
+    /// The transcript laid out for `width`: the prompt, each entry, then how the run stands.
     lines: Vec<Line<'static>>,
-    /// Width `lines` were laid out for (0: stale).
+    /// Where each laid-out entry starts in `lines`; the rest is the end part.
+    entry_starts: Vec<usize>,
+    /// Width `lines` were laid out for (0: none yet).
     width: u16,
+    /// Where the end part (how the run stands) starts in `lines`.
+    end_start: usize,
+    /// Entries from this one on (and the end part) must be laid out again; `None`: none.
+    stale_from: Option<usize>,
     expanded: bool,
     scroll: usize,
     viewport: usize,
@@ -36,17 +44,22 @@ pub struct RunView {
 }
 
 impl RunView {
-    /// An overlay for run `index`, showing `log` (a copy of the tree's).
+    /// An overlay for run `index`, showing `log` (a copy of the tree's). A running run opens
+    /// at its newest output and follows it; a finished one opens at its prompt.
     pub fn new(index: usize, log: RunLog) -> Self {
+        let follow = !log.status.is_finished();
         Self {
             index,
             log,
             lines: Vec::new(),
+            entry_starts: Vec::new(),
+            end_start: 0,
             width: 0,
+            stale_from: Some(0),
             expanded: false,
             scroll: 0,
             viewport: 1,
-            follow: false,
+            follow,
         }
     }
 
@@ -55,10 +68,44 @@ impl RunView {
         self.index
     }
 
-    /// The run did something: shown at the next frame.
+    /// The run did something: shown at the next frame. Only what changed is laid out again,
+    /// so a long run streaming costs what its newest entry holds, not its whole transcript.
     pub fn apply(&mut self, update: RunUpdate<'_>) {
-        self.log.apply(update);
-        self.width = 0;
+        if let Some(changed) = self.log.apply(update) {
+            self.stale_from = Some(self.stale_from.map_or(changed, |s| s.min(changed)));
+        }
+    }
+
+    /// Lay out what is stale at `width`.
+    fn layout(&mut self, width: u16) {
+        if width != self.width {
+            self.width = width;
+            self.stale_from = Some(0);
+        }
+        let Some(from) = self.stale_from.take() else {
+            return;
+        };
+        let width = usize::from(width).max(8);
+        let from = from.min(self.entry_starts.len());
+        if from == 0 {
+            self.lines = prompt_lines(&self.log, width);
+        } else {
+            let start = self
+                .entry_starts
+                .get(from)
+                .copied()
+                .unwrap_or(self.end_start);
+            self.lines.truncate(start);
+        }
+        self.entry_starts.truncate(from);
+        for entry in &self.log.entries[self.entry_starts.len()..] {
+            self.entry_starts.push(self.lines.len());
+            self.lines.push(Line::default());
+            self.lines.extend(entry_lines(entry, width, self.expanded));
+        }
+        self.end_start = self.lines.len();
+        self.lines
+            .extend(end_lines(&self.log, width, self.expanded));
     }
 
     fn max_scroll(&self) -> usize {
@@ -105,57 +152,60 @@ impl RunView {
     }
 }
 
-/// The run's transcript at `width`.
-pub fn run_lines(log: &RunLog, width: usize, expanded: bool) -> Vec<Line<'static>> {
-    let width = width.max(8);
-    let options = RenderOptions { expanded };
-    let mut lines = wrap_text(
+/// The run's prompt, first.
+fn prompt_lines(log: &RunLog, width: usize) -> Vec<Line<'static>> {
+    wrap_text(
         log.prompt.trim(),
         theme::user_message(),
         width,
         &[Span::styled("› ", theme::prompt_glyph())],
         &[Span::raw("  ")],
-    );
-    let mut last_text = None;
-    for entry in &log.entries {
-        lines.push(Line::default());
-        match entry {
-            RunEntry::Text { text, done } => {
-                let mut md = StreamingMarkdown::new();
-                md.push(text);
-                if *done {
-                    md.finish(None);
-                }
-                lines.extend(HistoryCell::Assistant(md).display_lines(width as u16, options));
-                last_text = Some(text.trim());
+    )
+}
+
+/// One entry of the run's transcript at `width`.
+fn entry_lines(entry: &RunEntry, width: usize, expanded: bool) -> Vec<Line<'static>> {
+    let options = RenderOptions { expanded };
+    match entry {
+        RunEntry::Text { text, done } => {
+            let mut md = StreamingMarkdown::new();
+            md.push(text);
+            if *done {
+                md.finish(None);
             }
-            RunEntry::Tool(call) => {
-                lines.extend(call.lines(width, expanded));
-                // The transcript shows only shell output and diffs; here every result is
-                // part of what the run did.
-                if let crate::history::ToolState::Done {
-                    success: true,
-                    output,
-                    ..
-                } = &call.state
-                    && call.name != names::SHELL
-                    && !looks_like_diff(output)
-                {
-                    lines.extend(output_lines(output, width, expanded, Style::new()));
-                }
+            HistoryCell::Assistant(md).display_lines(width as u16, options)
+        }
+        RunEntry::Tool(call) => {
+            let mut lines = call.lines(width, expanded);
+            // The transcript shows only shell output and diffs; here every result is part of
+            // what the run did.
+            if let crate::history::ToolState::Done {
+                success: true,
+                output,
+                ..
+            } = &call.state
+                && call.name != names::SHELL
+                && !looks_like_diff(output)
+            {
+                lines.extend(output_lines(output, width, expanded, Style::new()));
             }
-            RunEntry::Plan(plan) => {
-                lines.extend(crate::history::plan::plan_cell_lines(plan, width))
-            }
-            RunEntry::Notice(text) => {
-                lines.extend(HistoryCell::Notice(text.clone()).display_lines(width as u16, options))
-            }
-            RunEntry::Error(text) => {
-                lines.extend(HistoryCell::Error(text.clone()).display_lines(width as u16, options))
-            }
+            lines
+        }
+        RunEntry::Plan(plan) => crate::history::plan::plan_cell_lines(plan, width),
+        RunEntry::Notice(text) => {
+            HistoryCell::Notice(text.clone()).display_lines(width as u16, options)
+        }
+        RunEntry::Error(text) => {
+            HistoryCell::Error(text.clone()).display_lines(width as u16, options)
         }
     }
-    lines.push(Line::default());
+}
+
+/// How the run stands, last: running, or how it ended (with its summary unless its last
+/// message already showed it).
+fn end_lines(log: &RunLog, width: usize, expanded: bool) -> Vec<Line<'static>> {
+    let options = RenderOptions { expanded };
+    let mut lines = vec![Line::default()];
     match &log.status {
         RunStatus::Running => {
             lines.push(Line::from(Span::styled(strings::RUN_RUNNING, theme::dim())))
@@ -174,7 +224,10 @@ pub fn run_lines(log: &RunLog, width: usize, expanded: bool) -> Vec<Line<'static
                 &[],
                 &[Span::raw("  ")],
             ));
-            // The summary is the last message, already shown; show it only when it is not.
+            let last_text = log.entries.iter().rev().find_map(|e| match e {
+                RunEntry::Text { text, .. } => Some(text.trim()),
+                _ => None,
+            });
             if last_text != Some(summary.trim()) {
                 let md = StreamingMarkdown::complete(summary);
                 lines.extend(HistoryCell::Assistant(md).display_lines(width as u16, options));
@@ -191,6 +244,18 @@ pub fn run_lines(log: &RunLog, width: usize, expanded: bool) -> Vec<Line<'static
     lines
 }
 
+/// The run's whole transcript at `width`, as the overlay lays it out.
+pub fn run_lines(log: &RunLog, width: usize, expanded: bool) -> Vec<Line<'static>> {
+    let width = width.max(8);
+    let mut lines = prompt_lines(log, width);
+    for entry in &log.entries {
+        lines.push(Line::default());
+        lines.extend(entry_lines(entry, width, expanded));
+    }
+    lines.extend(end_lines(log, width, expanded));
+    lines
+}
+
 impl View for RunView {
     fn handle_key(&mut self, key: KeyEvent, _tx: &AppEventSender) -> ViewResult {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
@@ -201,7 +266,7 @@ impl View for RunView {
             KeyCode::Char('c') if ctrl => return ViewResult::Ignored,
             KeyCode::Char('o') => {
                 self.expanded = !self.expanded;
-                self.width = 0;
+                self.stale_from = Some(0);
             }
             KeyCode::Up | KeyCode::Char('k') => self.scroll_by(-1),
             KeyCode::Down | KeyCode::Char('j') => self.scroll_by(1),
@@ -222,10 +287,7 @@ impl View for RunView {
     fn prepare(&mut self, area: Rect) {
         let (body, _) = Self::areas(area);
         self.viewport = usize::from(body.height).max(1);
-        if self.width != body.width {
-            self.width = body.width;
-            self.lines = run_lines(&self.log, usize::from(body.width), self.expanded);
-        }
+        self.layout(body.width);
         if self.follow {
             self.scroll = self.max_scroll();
         }
@@ -261,10 +323,15 @@ impl View for RunView {
             buf.set_line(body.x, body.y + i as u16, line, body.width);
         }
         if footer.height > 0 {
+            let keys = if strings::RUN_VIEW_FOOTER.width() <= usize::from(footer.width) {
+                strings::RUN_VIEW_FOOTER
+            } else {
+                strings::RUN_VIEW_FOOTER_SHORT
+            };
             buf.set_line(
                 footer.x,
                 footer.y,
-                &Line::from(Span::styled(strings::RUN_VIEW_FOOTER, theme::key_hint())),
+                &Line::from(Span::styled(keys, theme::key_hint())),
                 footer.width,
             );
         }
@@ -276,5 +343,77 @@ impl View for RunView {
 
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cairn_protocol::{EventMsg, PlanStep, PlanStepStatus};
+
+    fn text_of(lines: &[Line<'_>]) -> Vec<String> {
+        lines
+            .iter()
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn laying_out_only_what_changed_gives_the_same_lines_as_laying_out_everything() {
+        let area = Rect::new(0, 0, 60, 30);
+        let (body, _) = RunView::areas(area);
+        let mut view = RunView::new(
+            0,
+            RunLog::new("run-1".into(), "explore".into(), "look".into()),
+        );
+        let begin = EventMsg::ToolCallBegin {
+            call_id: "c1".into(),
+            name: "read_file".into(),
+            arguments: "{}".into(),
+            description: "Read src/main.rs".into(),
+        };
+        let end = EventMsg::ToolCallEnd {
+            call_id: "c1".into(),
+            name: "read_file".into(),
+            output: "fn main() {}\n".into(),
+            success: true,
+            duration_ms: 3,
+        };
+        let plan = EventMsg::PlanUpdate(cairn_protocol::Plan {
+            plan: vec![PlanStep::new("Read main", PlanStepStatus::InProgress)],
+            ..Default::default()
+        });
+        let message = EventMsg::AgentMessage {
+            message: "It starts in `main`.\n\nDone.".into(),
+        };
+        let updates = [
+            RunUpdate::Delta("Looking "),
+            RunUpdate::Delta("at main\n"),
+            RunUpdate::Event(&plan),
+            RunUpdate::Event(&begin),
+            RunUpdate::Delta("Reading "),
+            RunUpdate::Event(&end),
+            RunUpdate::Delta("It starts "),
+            RunUpdate::Event(&message),
+            RunUpdate::Completed {
+                summary: "It starts in `main`.\n\nDone.",
+                duration_ms: 40,
+            },
+        ];
+        for update in updates {
+            view.apply(update);
+            view.prepare(area);
+            assert_eq!(
+                text_of(&view.lines),
+                text_of(&run_lines(&view.log, usize::from(body.width), false)),
+                "after {update:?}"
+            );
+        }
+        view.prepare(Rect::new(0, 0, 30, 30));
+        let (narrow, _) = RunView::areas(Rect::new(0, 0, 30, 30));
+        assert_eq!(
+            text_of(&view.lines),
+            text_of(&run_lines(&view.log, usize::from(narrow.width), false))
+        );
     }
 }

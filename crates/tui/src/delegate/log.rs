@@ -104,51 +104,69 @@ impl RunLog {
     }
 
     /// Apply `update`. A finished run takes no more updates (an interrupt may report a run
-    /// twice).
-    pub fn apply(&mut self, update: RunUpdate<'_>) {
+    /// twice). Returns the first entry whose look may have changed (`entries.len()` when
+    /// only the end did), so a view lays out again only from there; `None` when nothing
+    /// changed.
+    pub fn apply(&mut self, update: RunUpdate<'_>) -> Option<usize> {
         if self.status.is_finished() {
-            return;
+            return None;
         }
-        match update {
+        let len = self.entries.len();
+        let last = len.saturating_sub(1);
+        let changed = match update {
             RunUpdate::Delta(delta) => match self.entries.last_mut() {
-                Some(RunEntry::Text { text, done: false }) => text.push_str(delta),
-                _ => self.entries.push(RunEntry::Text {
-                    text: delta.to_string(),
-                    done: false,
-                }),
+                Some(RunEntry::Text { text, done: false }) => {
+                    text.push_str(delta);
+                    last
+                }
+                _ => {
+                    self.entries.push(RunEntry::Text {
+                        text: delta.to_string(),
+                        done: false,
+                    });
+                    len
+                }
             },
-            RunUpdate::Event(msg) => self.apply_event(msg),
+            RunUpdate::Event(msg) => self.apply_event(msg)?,
             RunUpdate::Completed {
                 summary,
                 duration_ms,
             } => {
-                self.finish_text();
+                let changed = self.finish_text().unwrap_or(len);
                 self.status = RunStatus::Completed {
                     summary: summary.to_string(),
                     duration_ms,
                 };
+                changed
             }
             RunUpdate::Failed { error, duration_ms } => {
-                self.finish_text();
+                let changed = self.finish_text().unwrap_or(len);
                 self.status = RunStatus::Failed {
                     error: error.to_string(),
                     duration_ms,
                 };
+                changed
             }
-        }
+        };
+        Some(changed)
     }
 
-    fn apply_event(&mut self, msg: &EventMsg) {
+    fn apply_event(&mut self, msg: &EventMsg) -> Option<usize> {
+        let len = self.entries.len();
         match msg {
             EventMsg::AgentMessage { message } => match self.entries.last_mut() {
                 Some(RunEntry::Text { text, done }) if !*done => {
                     text.clone_from(message);
                     *done = true;
+                    Some(len - 1)
                 }
-                _ => self.entries.push(RunEntry::Text {
-                    text: message.clone(),
-                    done: true,
-                }),
+                _ => {
+                    self.entries.push(RunEntry::Text {
+                        text: message.clone(),
+                        done: true,
+                    });
+                    Some(len)
+                }
             },
             EventMsg::ToolCallBegin {
                 call_id,
@@ -156,7 +174,7 @@ impl RunLog {
                 description,
                 ..
             } => {
-                self.finish_text();
+                let finished = self.finish_text();
                 if !PLAN_TOOLS.contains(&name.as_str()) {
                     self.entries.push(RunEntry::Tool(ToolCallCell {
                         call_id: call_id.clone(),
@@ -165,6 +183,7 @@ impl RunLog {
                         state: ToolState::Running,
                     }));
                 }
+                finished.or((self.entries.len() > len).then_some(len))
             }
             EventMsg::ToolCallEnd {
                 call_id,
@@ -178,38 +197,66 @@ impl RunLog {
                     duration_ms: *duration_ms,
                     output: output.clone(),
                 };
-                let open = self.entries.iter_mut().rev().find_map(|e| match e {
-                    RunEntry::Tool(cell) if cell.call_id == *call_id => Some(cell),
-                    _ => None,
-                });
+                let open = self
+                    .entries
+                    .iter_mut()
+                    .enumerate()
+                    .rev()
+                    .find_map(|(i, e)| match e {
+                        RunEntry::Tool(cell) if cell.call_id == *call_id => Some((i, cell)),
+                        _ => None,
+                    });
                 match open {
-                    Some(cell) => cell.state = state,
+                    Some((i, cell)) => {
+                        cell.state = state;
+                        Some(i)
+                    }
                     // A plan tool shows its checklist instead, unless it failed.
-                    None if PLAN_TOOLS.contains(&name.as_str()) && *success => {}
-                    None => self.entries.push(RunEntry::Tool(ToolCallCell {
-                        call_id: call_id.clone(),
-                        name: name.clone(),
-                        description: String::new(),
-                        state,
-                    })),
+                    None if PLAN_TOOLS.contains(&name.as_str()) && *success => None,
+                    None => {
+                        self.entries.push(RunEntry::Tool(ToolCallCell {
+                            call_id: call_id.clone(),
+                            name: name.clone(),
+                            description: String::new(),
+                            state,
+                        }));
+                        Some(len)
+                    }
                 }
             }
-            EventMsg::PlanUpdate(plan) => self.entries.push(RunEntry::Plan(plan.clone())),
+            EventMsg::PlanUpdate(plan) => {
+                self.entries.push(RunEntry::Plan(plan.clone()));
+                Some(len)
+            }
             // The stream restarts from scratch: what it sent so far is dropped.
-            EventMsg::StreamError { .. } => {
-                if let Some(RunEntry::Text { done: false, .. }) = self.entries.last() {
+            EventMsg::StreamError { .. } => match self.entries.last() {
+                Some(RunEntry::Text { done: false, .. }) => {
                     self.entries.pop();
+                    Some(len - 1)
                 }
+                _ => None,
+            },
+            EventMsg::Notice { message } => {
+                self.entries.push(RunEntry::Notice(message.clone()));
+                Some(len)
             }
-            EventMsg::Notice { message } => self.entries.push(RunEntry::Notice(message.clone())),
-            EventMsg::Error { message } => self.entries.push(RunEntry::Error(message.clone())),
-            _ => {}
+            EventMsg::Error { message } => {
+                self.entries.push(RunEntry::Error(message.clone()));
+                Some(len)
+            }
+            _ => None,
         }
     }
 
-    fn finish_text(&mut self) {
-        if let Some(RunEntry::Text { done, .. }) = self.entries.last_mut() {
-            *done = true;
+    /// The streaming message is complete; its index, when there was one.
+    fn finish_text(&mut self) -> Option<usize> {
+        let last = self.entries.len().checked_sub(1)?;
+        match self.entries.last_mut() {
+            Some(RunEntry::Text { done, .. }) if !*done => {
+                *done = true;
+                Some(last)
+            }
+            _ => None,
         }
     }
 

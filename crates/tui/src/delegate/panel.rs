@@ -27,16 +27,7 @@ pub fn panel_lines(
         return Vec::new();
     }
     let running = tree.shown().filter(|r| !r.log.status.is_finished()).count();
-    let hint = if tree.is_focused() {
-        strings::DELEGATES_FOCUSED_HINT
-    } else {
-        strings::DELEGATES_HINT
-    };
-    let title = Line::from(vec![
-        Span::styled(strings::delegates_title(running, total), theme::bold()),
-        Span::styled(format!("  ({hint})"), theme::dim()),
-    ]);
-    let mut lines = vec![truncate_with_ellipsis(title, width)];
+    let mut lines = vec![title(tree.is_focused(), running, total, width)];
     let max_runs = max_runs.max(1);
     let anchor = if tree.is_focused() {
         tree.selected()
@@ -56,6 +47,32 @@ pub fn panel_lines(
         ));
     }
     lines
+}
+
+/// The title with the keys; on a narrow screen a short form, so the keys stay in view.
+fn title(focused: bool, running: usize, total: usize, width: usize) -> Line<'static> {
+    let line = |title: String, hint: &str| {
+        Line::from(vec![
+            Span::styled(title, theme::bold()),
+            Span::styled(format!("  ({hint})"), theme::dim()),
+        ])
+    };
+    let (hint, short_hint) = if focused {
+        (
+            strings::DELEGATES_FOCUSED_HINT,
+            strings::DELEGATES_FOCUSED_HINT_SHORT,
+        )
+    } else {
+        (strings::DELEGATES_HINT, strings::DELEGATES_HINT_SHORT)
+    };
+    let full = line(strings::delegates_title(running, total), hint);
+    if full.width() <= width {
+        return full;
+    }
+    truncate_with_ellipsis(
+        line(strings::delegates_title_short(running, total), short_hint),
+        width,
+    )
 }
 
 fn run_row(run: &Run, selected: bool, now: Instant, frame: usize) -> Line<'static> {

@@ -52,6 +52,10 @@ pub enum HistoryCell {
         /// Unified diff.
         diff: String,
     },
+    /// The diff of a change applied without asking (shown under its tool call).
+    AppliedDiff(String),
+    /// The user's answers to ask_user_question: (question, answer) pairs.
+    Answers(Vec<(String, String)>),
     /// A plan checklist.
     Plan(Plan),
     /// A finished group of delegated runs.
@@ -91,6 +95,8 @@ impl HistoryCell {
             Self::Diff { title, diff } => {
                 tool::diff_cell_lines(title, diff, width, options.expanded)
             }
+            Self::AppliedDiff(diff) => tool::applied_diff_lines(diff, width, options.expanded),
+            Self::Answers(pairs) => answer_lines(pairs, width),
             Self::Plan(plan) => plan::plan_cell_lines(plan, width),
             Self::Delegation(cell) => cell.lines(width, options.expanded),
             Self::Notice(text) => wrap_text(
@@ -129,7 +135,10 @@ fn prefix_lines(
 }
 
 fn header_lines(header: &SessionHeader, width: usize) -> Vec<Line<'static>> {
-    let provider = header.provider.as_deref().unwrap_or(strings::NO_PROVIDER);
+    let (provider, provider_style) = match header.provider.as_deref() {
+        Some(provider) => (provider, Style::new()),
+        None => (strings::HEADER_NO_PROVIDER, theme::warning()),
+    };
     let mut lines = vec![Line::from(vec![
         Span::styled(">_ ", theme::dim()),
         Span::styled(strings::APP_NAME, theme::bold()),
@@ -140,7 +149,7 @@ fn header_lines(header: &SessionHeader, width: usize) -> Vec<Line<'static>> {
             Span::styled("model: ", theme::dim()),
             Span::raw(header.model.clone()),
             Span::styled("  provider: ", theme::dim()),
-            Span::raw(provider.to_string()),
+            Span::styled(provider.to_string(), provider_style),
         ],
         width,
         &[Span::raw("   ")],
@@ -155,6 +164,33 @@ fn header_lines(header: &SessionHeader, width: usize) -> Vec<Line<'static>> {
         &[Span::raw("   ")],
         &[Span::raw("   ")],
     ));
+    lines
+}
+
+/// Each question dim after a bullet, the user's answer below it.
+fn answer_lines(pairs: &[(String, String)], width: usize) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    for (question, answer) in pairs {
+        lines.extend(wrap_text(
+            question,
+            theme::dim(),
+            width,
+            &[Span::styled("• ", theme::bullet())],
+            &[Span::raw("  ")],
+        ));
+        let (answer, style) = if answer == strings::QUESTION_SKIPPED {
+            (strings::QUESTION_SKIPPED_SHOWN, theme::dim())
+        } else {
+            (answer.as_str(), theme::user_message())
+        };
+        lines.extend(wrap_text(
+            answer,
+            style,
+            width,
+            &[Span::styled("  ↳ ", theme::prompt_glyph())],
+            &[Span::raw("    ")],
+        ));
+    }
     lines
 }
 

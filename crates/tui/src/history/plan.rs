@@ -62,11 +62,17 @@ fn step_lines(
     lines
 }
 
-/// The "Updated Plan" cell.
+/// The plan cell: "Updated Plan" for a checklist update, "Plan" for a stored (structured)
+/// plan, which is created, updated, completed or shown by /plans under its title.
 pub fn plan_cell_lines(plan: &Plan, width: usize) -> Vec<Line<'static>> {
+    let label = if plan.id.is_some() {
+        strings::STORED_PLAN
+    } else {
+        strings::UPDATED_PLAN
+    };
     let mut header = vec![
         Span::styled("• ", theme::bullet()),
-        Span::styled(strings::UPDATED_PLAN, theme::bold()),
+        Span::styled(label, theme::bold()),
     ];
     if let Some(title) = &plan.title {
         header.push(Span::styled(format!(" · {title}"), theme::bold()));

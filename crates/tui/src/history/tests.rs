@@ -27,8 +27,16 @@ fn draw(make: &dyn Fn() -> HistoryCell, width: u16, expanded: bool) -> String {
     let mut out = String::new();
     for y in 0..buffer.area.height {
         let mut line = String::new();
+        let mut skip = 0;
         for x in 0..buffer.area.width {
-            line.push_str(buffer[(x, y)].symbol());
+            // Cells hidden behind a wide character are not drawn by a terminal either.
+            if skip > 0 {
+                skip -= 1;
+                continue;
+            }
+            let symbol = buffer[(x, y)].symbol();
+            skip = unicode_width::UnicodeWidthStr::width(symbol).saturating_sub(1);
+            line.push_str(symbol);
         }
         out.push_str(line.trim_end());
         out.push('\n');
@@ -103,6 +111,15 @@ fn assistant_markdown_cell() {
 }
 
 #[test]
+fn assistant_table_lines_up_with_cjk_and_emoji_and_wraps_at_40_columns() {
+    snapshot_both("assistant_table", &|| {
+        HistoryCell::Assistant(StreamingMarkdown::complete(
+            "Results:\n\n| crate | 状态 | tests | note |\n|:---|:---:|---:|---|\n| core | ✅ 通过 | 412 | the session loop and every tool handler |\n| 東京タワー | ❌ | 7 | 日本語のメモ |\n| tui | ok | 1203 | |\n\nDone.\n",
+        ))
+    });
+}
+
+#[test]
 fn reasoning_cell_collapsed_and_expanded() {
     let make = || {
         HistoryCell::Reasoning(
@@ -136,6 +153,57 @@ fn tool_call_cells() {
             "read_file",
         )
     });
+}
+
+#[test]
+fn tool_cells_say_what_runs_then_what_ran_never_what_would() {
+    let write = |state| {
+        HistoryCell::ToolCall(ToolCallCell {
+            call_id: "w".into(),
+            name: "write_file".into(),
+            description: "Would write src/a.rs (4 lines)".into(),
+            state,
+        })
+    };
+    let shell = |state| {
+        HistoryCell::ToolCall(ToolCallCell {
+            call_id: "s".into(),
+            name: "shell".into(),
+            description: "Would run `cargo test`".into(),
+            state,
+        })
+    };
+    let wrote = || {
+        write(ToolState::Done {
+            success: true,
+            duration_ms: 3,
+            output: "Wrote 4 lines to src/a.rs".into(),
+        })
+    };
+    let ran = || {
+        shell(ToolState::Done {
+            success: true,
+            duration_ms: 1200,
+            output: "Exit code: 1\nDuration: 1.2 s\nOutput:\ntest result: FAILED".into(),
+        })
+    };
+    snapshot_both("tool_write_running", &|| write(ToolState::Running));
+    snapshot_both("tool_write_done", &wrote);
+    snapshot_both("tool_shell_running", &|| shell(ToolState::Running));
+    snapshot_both("tool_shell_exit_1", &ran);
+    assert!(
+        draw(&|| write(ToolState::Running), 80, false)
+            .starts_with("• write_file · Writing src/a.rs\n")
+    );
+    assert!(draw(&wrote, 80, false).starts_with("• write_file · Wrote src/a.rs (4 lines, 3ms)\n"));
+    assert!(
+        draw(&|| shell(ToolState::Running), 80, false)
+            .starts_with("• shell · Running `cargo test`\n")
+    );
+    assert!(draw(&ran, 80, false).starts_with("• shell · Ran `cargo test` · exit 1 (1.2s)\n"));
+    for screen in [draw(&wrote, 40, false), draw(&ran, 40, false)] {
+        assert!(!screen.contains("Would"), "{screen}");
+    }
 }
 
 #[test]

@@ -1,9 +1,11 @@
-//! Tool call cells (one line: name and describe()), command output and diffs.
+//! Tool call cells (one line: name and what the call does, in the tense of the moment),
+//! command output and diffs.
 
 use crate::strings;
 use crate::theme;
 use crate::wrap::{wrap_spans, wrap_text};
 use cairn_core::tools::names;
+use cairn_protocol::tense::{Tense, tool_sentence};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
@@ -11,6 +13,9 @@ use ratatui::text::{Line, Span};
 const COLLAPSED_OUTPUT_LINES: usize = 5;
 /// Lines of a diff shown while collapsed.
 const COLLAPSED_DIFF_LINES: usize = 40;
+/// Lines of an auto-approved change's diff shown while collapsed (it was never reviewed, so
+/// it shows; a long one gives way to the conversation until Ctrl+O).
+const COLLAPSED_APPLIED_DIFF_LINES: usize = 12;
 /// Lines of a failure message shown.
 const FAILURE_LINES: usize = 3;
 
@@ -66,7 +71,7 @@ impl ToolCallCell {
                 duration_ms,
                 ..
             } => match failed_exit {
-                Some(code) => (theme::error(), Some(strings::exit_code(code, *duration_ms))),
+                Some(_) => (theme::error(), Some(strings::duration(*duration_ms))),
                 None => (theme::success(), Some(strings::duration(*duration_ms))),
             },
             ToolState::Done {
@@ -79,12 +84,33 @@ impl ToolCallCell {
             Span::styled("• ", bullet_style),
             Span::styled(self.name.clone(), theme::tool_name()),
         ];
-        if !self.description.is_empty() {
+        // The dry-run sentence belongs to approval prompts: here the call runs or ran.
+        let tense = match &self.state {
+            ToolState::Running => Tense::Progressive,
+            ToolState::Done { success: true, .. } => Tense::Past,
+            ToolState::Done { success: false, .. } => Tense::Imperative,
+        };
+        let mut sentence = tool_sentence(&self.description, tense);
+        let mut suffix = suffix.map(|s| format!(" ({s})"));
+        // "Wrote a.rs (4 lines, 3ms)" rather than two parentheses in a row.
+        if failed_exit.is_none()
+            && let Some(s) = &suffix
+            && sentence.ends_with(')')
+        {
+            sentence.pop();
+            sentence.push_str(&format!(", {}", &s[2..]));
+            suffix = None;
+        }
+        if !sentence.is_empty() {
             spans.push(Span::styled(" · ", theme::dim()));
-            spans.push(Span::raw(self.description.clone()));
+            spans.push(Span::raw(sentence));
+        }
+        if let Some(code) = failed_exit {
+            spans.push(Span::styled(" · ", theme::dim()));
+            spans.push(Span::styled(strings::exit_code(code), theme::error()));
         }
         if let Some(suffix) = suffix {
-            spans.push(Span::styled(format!(" ({suffix})"), theme::dim()));
+            spans.push(Span::styled(suffix, theme::dim()));
         }
         let mut lines = wrap_spans(&spans, width, &[], &[Span::raw("  ")]);
         if let ToolState::Done {
@@ -228,16 +254,35 @@ fn diff_style(line: &str) -> Style {
 
 /// A coloured unified diff, indented under its cell.
 pub fn diff_lines(diff: &str, width: usize, expanded: bool) -> Vec<Line<'static>> {
+    diff_lines_up_to(diff, width, expanded, COLLAPSED_DIFF_LINES)
+}
+
+/// The diff of a change the policy applied without asking, under its tool call.
+pub fn applied_diff_lines(diff: &str, width: usize, expanded: bool) -> Vec<Line<'static>> {
+    diff_lines_up_to(diff, width, expanded, COLLAPSED_APPLIED_DIFF_LINES)
+}
+
+fn diff_lines_up_to(
+    diff: &str,
+    width: usize,
+    expanded: bool,
+    collapsed: usize,
+) -> Vec<Line<'static>> {
     let all: Vec<&str> = diff.trim_end_matches('\n').split('\n').collect();
     let shown = if expanded {
         all.len()
     } else {
-        all.len().min(COLLAPSED_DIFF_LINES)
+        all.len().min(collapsed)
     };
     let prefix = [Span::raw("    ")];
     let mut lines = Vec::new();
     for line in &all[..shown] {
-        lines.extend(wrap_text(line, diff_style(line), width, &prefix, &prefix));
+        // A wrapped line continues under its own code, past the +/- column and the indent.
+        let body = line.get(1..).unwrap_or("");
+        let indent = body.len() - body.trim_start().len();
+        let hang = (1 + indent).min(width.saturating_sub(4) / 2);
+        let rest = [Span::raw(" ".repeat(4 + hang))];
+        lines.extend(wrap_text(line, diff_style(line), width, &prefix, &rest));
     }
     if shown < all.len() {
         lines.extend(wrap_text(

@@ -6,6 +6,7 @@
 
 pub mod highlight;
 pub mod stream;
+mod table;
 
 use crate::strings;
 use crate::theme;
@@ -14,6 +15,7 @@ use highlight::HighlightCache;
 use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
+use table::Table;
 
 /// Render `src` at `width` columns. `complete` is false while the message still streams: a
 /// code block that reaches the end of `src` may still be open and is shown unhighlighted.
@@ -34,7 +36,7 @@ pub fn render(
         code: None,
         links: Vec::new(),
         cache,
-        table_cells: 0,
+        table: None,
     };
     let options =
         Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TABLES | Options::ENABLE_TASKLISTS;
@@ -69,7 +71,8 @@ struct Renderer<'c> {
     /// Open links: destination and the index of the first span of their text.
     links: Vec<(String, usize)>,
     cache: &'c mut HighlightCache,
-    table_cells: usize,
+    /// The table being collected; it is laid out when it ends.
+    table: Option<Table>,
 }
 
 impl Renderer<'_> {
@@ -208,17 +211,12 @@ impl Renderer<'_> {
                     .push(Span::styled(strings::IMAGE_OPEN, theme::dim()));
                 self.push_style(theme::dim());
             }
-            Tag::Table(_) => {
+            Tag::Table(aligns) => {
                 self.flush_inline();
                 self.begin_block();
+                self.table = Some(Table::new(aligns));
             }
-            Tag::TableHead | Tag::TableRow => self.table_cells = 0,
-            Tag::TableCell => {
-                if self.table_cells > 0 {
-                    self.inline.push(Span::styled(" │ ", theme::dim()));
-                }
-                self.table_cells += 1;
-            }
+            Tag::TableHead | Tag::TableRow | Tag::TableCell => {}
             Tag::HtmlBlock => self.begin_block(),
             Tag::FootnoteDefinition(_)
             | Tag::DefinitionList
@@ -285,12 +283,25 @@ impl Renderer<'_> {
                 self.inline.push(Span::styled("]", theme::dim()));
             }
             TagEnd::Table => {
-                self.flush_inline();
+                if let Some(table) = self.table.take() {
+                    let (first, rest) = self.prefixes();
+                    self.out.extend(table.render(self.width, &first, &rest));
+                    self.mark_items_used();
+                }
                 self.pending_blank = true;
             }
-            TagEnd::TableHead | TagEnd::TableRow => self.flush_inline(),
-            TagEnd::TableCell
-            | TagEnd::FootnoteDefinition
+            TagEnd::TableHead | TagEnd::TableRow => {
+                if let Some(table) = &mut self.table {
+                    table.end_row(tag == TagEnd::TableHead);
+                }
+            }
+            TagEnd::TableCell => {
+                let cell = std::mem::take(&mut self.inline);
+                if let Some(table) = &mut self.table {
+                    table.push_cell(cell);
+                }
+            }
+            TagEnd::FootnoteDefinition
             | TagEnd::DefinitionList
             | TagEnd::DefinitionListTitle
             | TagEnd::DefinitionListDefinition
@@ -381,7 +392,11 @@ impl Renderer<'_> {
         for line in lines {
             let (mut first, mut rest) = self.prefixes();
             first.push(Span::raw("  "));
-            rest.push(Span::raw("  "));
+            // A wrapped code line continues at its own indent, not at the margin.
+            let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+            let indent = text.len() - text.trim_start().len();
+            let hang = indent.min(self.width / 2);
+            rest.push(Span::raw(" ".repeat(2 + hang)));
             if line.spans.is_empty() {
                 self.out.push(Line::from(first));
             } else {
@@ -482,6 +497,17 @@ mod tests {
         assert!(bold.style.add_modifier.contains(Modifier::BOLD));
         let it = lines[0].spans.iter().find(|s| s.content == "it").unwrap();
         assert!(it.style.add_modifier.contains(Modifier::ITALIC));
+    }
+
+    #[test]
+    fn a_wrapped_code_line_keeps_its_indent() {
+        let lines = md(
+            "```\nfn f() {\n        let value = compute(first_argument, second_argument);\n}\n```\n",
+            40,
+        );
+        assert_eq!(lines[1], "          let value =");
+        assert_eq!(lines[2], "          compute(first_argument,");
+        assert_eq!(lines[3], "          second_argument);", "{lines:?}");
     }
 
     #[test]

@@ -136,11 +136,11 @@ mod tests {
         );
         md.push("|---|---|\n");
         let table = plain(&md.render(40));
-        assert_eq!(table, vec!["Results:", "", "name │ value"]);
+        assert_eq!(table, vec!["Results:", "", "name │ value", "─────┼──────"]);
         md.push("| a | 1 |\n");
         assert_eq!(
             plain(&md.render(40)),
-            vec!["Results:", "", "name │ value", "a │ 1"],
+            vec!["Results:", "", "name │ value", "─────┼──────", "a    │ 1"],
             "body rows show as they arrive"
         );
         md.push("\nDone.");

@@ -156,13 +156,7 @@ impl Messages {
 /// top level, so they are dropped there (the handler checks the same rules and answers the
 /// model in words when a call breaks them).
 fn input_schema(parameters: &serde_json::Value) -> serde_json::Value {
-    let mut schema = parameters.clone();
-    if let Some(map) = schema.as_object_mut() {
-        for key in ["anyOf", "oneOf", "allOf"] {
-            map.remove(key);
-        }
-    }
-    schema
+    crate::client::schema::portable(parameters)
 }
 
 #[cfg(test)]

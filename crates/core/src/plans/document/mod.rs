@@ -92,6 +92,7 @@ pub fn parse_plan_status(text: &str) -> Option<PlanStatus> {
         PlanStatus::Approved,
         PlanStatus::InProgress,
         PlanStatus::Completed,
+        PlanStatus::PartialSuccess,
         PlanStatus::Failed,
     ]
     .into_iter()

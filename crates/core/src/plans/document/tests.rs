@@ -1,8 +1,8 @@
 use super::*;
+use crate::plans::utc;
 use cairn_protocol::{CompletionStatus, PlanCompletion, PlanStep};
+use chrono::DateTime;
 use proptest::prelude::*;
-use time::OffsetDateTime;
-use time::macros::datetime;
 
 fn sample() -> PlanDocument {
     let mut read = PlanStep::new("Read the CLI entry point", PlanStepStatus::Completed);
@@ -42,8 +42,8 @@ fn sample() -> PlanDocument {
                 recommendations: Some("Review the snapshots.".into()),
             }),
         },
-        created: datetime!(2026-11-22 03:04:05 UTC),
-        updated: datetime!(2026-11-22 03:10:00 UTC),
+        created: utc("2026-11-22 03:04:05"),
+        updated: utc("2026-11-22 03:10:00"),
         conversation: Some("conv-1".into()),
     }
 }
@@ -295,6 +295,7 @@ fn plan_status() -> impl Strategy<Value = PlanStatus> {
         Just(PlanStatus::Approved),
         Just(PlanStatus::InProgress),
         Just(PlanStatus::Completed),
+        Just(PlanStatus::PartialSuccess),
         Just(PlanStatus::Failed),
     ]
 }
@@ -338,8 +339,8 @@ fn document() -> impl Strategy<Value = PlanDocument> {
                     estimated_tool_calls: estimate,
                     completion,
                 },
-                created: OffsetDateTime::from_unix_timestamp(created).unwrap(),
-                updated: OffsetDateTime::from_unix_timestamp(updated).unwrap(),
+                created: DateTime::from_timestamp(created, 0).unwrap(),
+                updated: DateTime::from_timestamp(updated, 0).unwrap(),
                 conversation,
             },
         )

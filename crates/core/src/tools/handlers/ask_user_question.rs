@@ -27,18 +27,19 @@ impl ToolHandler for AskUserQuestionHandler {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: names::ASK_USER_QUESTION.to_string(),
-            description: "Ask the user one or more questions when a decision really depends on them (an ambiguous requirement, a choice between approaches). Offer options when there are obvious candidates; the user may also type their own answer. Do not ask what you can find out by reading the code.".to_string(),
+            description: "Ask the user one or more questions and wait for the answers. Use it when a decision really depends on them: an ambiguous requirement, a choice between approaches with real trade-offs, a preference only they know. Do not ask what you can find out by reading the code or running a command, and do not ask for permission to run a tool (approvals are handled for you).\n\nReturns each question with the user's answer. Offer `options` when there are obvious candidates; the user may pick one or type their own answer. Example: {\"questions\": [{\"question\": \"Keep the old endpoint for a release?\", \"options\": [\"Yes, deprecate it\", \"No, remove it now\"]}]}".to_string(),
             parameters: json!({
                 "type": "object",
                 "properties": {
                     "questions": {
                         "type": "array",
+                        "description": "The questions, asked together.",
                         "minItems": 1,
                         "items": {
                             "type": "object",
                             "properties": {
-                                "question": {"type": "string"},
-                                "options": {"type": "array", "items": {"type": "string"}}
+                                "question": {"type": "string", "description": "One question, complete on its own."},
+                                "options": {"type": "array", "items": {"type": "string"}, "description": "Suggested answers (optional); the user may also answer freely."}
                             },
                             "required": ["question"],
                             "additionalProperties": false

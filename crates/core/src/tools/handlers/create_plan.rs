@@ -164,7 +164,7 @@ impl ToolHandler for CreatePlanHandler {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: names::CREATE_PLAN.to_string(),
-            description: "Create a structured execution plan before performing complex multi-step operations.\nUse this tool when a user request requires multiple tools, careful sequencing, or verification steps.\nThe plan helps track progress and ensures all steps are completed successfully. It is stored as a document; the result gives its id. Track progress with update_plan and finish with complete_plan.".to_string(),
+            description: "Create a structured execution plan before performing complex multi-step operations.\nUse this tool when a user request requires multiple tools, careful sequencing, or verification steps.\nThe plan helps track progress and ensures all steps are completed successfully. It is stored as a document; the result gives its id. Track progress with update_plan and finish with complete_plan.\nDo not create a plan for a question, a single edit or anything done in two or three calls.\n\nReturns the plan as stored (goal, numbered steps, verification) with its id. Example: {\"goal\": \"Add --json output to `list`\", \"steps\": [{\"step_number\": 1, \"description\": \"Add the flag to the parser\", \"tools_to_use\": [\"edit_file\"]}, {\"step_number\": 2, \"description\": \"Run the CLI tests\", \"tools_to_use\": [\"shell\"], \"depends_on\": [1], \"is_verification\": true}]}".to_string(),
             parameters: json!({
                 "type": "object",
                 "properties": {
@@ -219,7 +219,22 @@ impl ToolHandler for CreatePlanHandler {
             .create(plan, Some(&ctx.shared.conversation_id))
             .map_err(|e| fail(format!("{e}. Check that the plans directory is writable.")))?;
         save_and_emit(ctx, &mut doc)?;
-        Ok(created_text(&doc.plan, &goal, doc.id()))
+        let created = created_text(&doc.plan, &goal, doc.id());
+        if !ctx.config().require_plan_approval {
+            return Ok(created);
+        }
+        // `[tools] require_plan_approval`: the user reviews the plan before the model hears
+        // back (plan_approval.rs).
+        Ok(match super::plan_approval::review(ctx, &doc).await? {
+            super::plan_approval::Review::Approved(note) => format!("{created}\n\n{note}"),
+            super::plan_approval::Review::Rejected(note) => format!(
+                "{}\n\n{note}",
+                created.replace(
+                    "Plan is ready. Proceeding with execution...",
+                    "Plan is a draft: the user did not approve it."
+                )
+            ),
+        })
     }
 }
 

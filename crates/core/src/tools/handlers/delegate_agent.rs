@@ -54,9 +54,10 @@ struct RunContext {
 fn context_schema() -> Value {
     json!({
         "type": "object",
+        "description": "Optional: where the run works and extra hints.",
         "properties": {
-            "working_directory": {"type": "string"},
-            "hints": {"type": "array", "items": {"type": "string"}}
+            "working_directory": {"type": "string", "description": "Directory inside the workspace the run works in (default: the working directory)."},
+            "hints": {"type": "array", "items": {"type": "string"}, "description": "Short facts the sub-agent should know, added to its prompt."}
         },
         "additionalProperties": true
     })
@@ -70,7 +71,7 @@ fn respond(text: impl Into<String>) -> ToolError {
 impl ToolHandler for DelegateAgentHandler {
     fn spec(&self) -> ToolSpec {
         let mut description = String::from(
-            "Delegate work to a sub-agent that runs with its own conversation and returns its final answer. Give one `agent_id` and `prompt`, or a `batch` of several that run in parallel (use a batch for independent questions). The sub-agent sees only your prompt: include every detail it needs. Agents:\n",
+            "Delegate work to a sub-agent that runs with its own conversation and returns its final answer. Give one `agent_id` and `prompt`, or a `batch` of several that run in parallel (use a batch for independent questions). The sub-agent sees only your prompt: include every detail it needs. Use it for broad searches or investigations whose details you do not need in your own context; not for a lookup one or two searches answer. A sub-agent can do no more than you can.\n\nReturns JSON: {\"status\": \"ok\", \"runs\": [{\"agent_id\", \"run_id\", \"summary\", \"duration_ms\"}]}, or status \"error\" with the reason. Example: {\"batch\": [{\"agent_id\": \"explore\", \"prompt\": \"Where is the retry policy for HTTP calls defined and which callers override it? Report paths and line numbers.\"}]}\n\nAgents:\n",
         );
         for agent in self.agents.iter() {
             let access = if agent.read_only { " (read-only)" } else { "" };
@@ -82,17 +83,18 @@ impl ToolHandler for DelegateAgentHandler {
             parameters: json!({
                 "type": "object",
                 "properties": {
-                    "agent_id": {"type": "string", "pattern": "^[a-z0-9_\\-]+$"},
-                    "prompt": {"type": "string"},
+                    "agent_id": {"type": "string", "pattern": "^[a-z0-9_\\-]+$", "description": "The agent to run, one of the agents listed above (with prompt; leave out when using batch)."},
+                    "prompt": {"type": "string", "description": "The complete task for the sub-agent: goal, paths, what you know, what to report."},
                     "context": context_schema(),
                     "batch": {
                         "type": "array",
+                        "description": "Several runs at once, in parallel, each with agent_id and prompt (instead of agent_id and prompt at the top level).",
                         "items": {
                             "type": "object",
                             "required": ["agent_id", "prompt"],
                             "properties": {
-                                "agent_id": {"type": "string", "pattern": "^[a-z0-9_\\-]+$"},
-                                "prompt": {"type": "string"},
+                                "agent_id": {"type": "string", "pattern": "^[a-z0-9_\\-]+$", "description": "The agent to run."},
+                                "prompt": {"type": "string", "description": "The complete task for this run."},
                                 "context": context_schema()
                             },
                             "additionalProperties": false

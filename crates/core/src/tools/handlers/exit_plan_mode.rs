@@ -18,7 +18,7 @@ impl ToolHandler for ExitPlanModeHandler {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: names::EXIT_PLAN_MODE.to_string(),
-            description: "Call when your plan is written to the plan file and ready for the user's review. The user reads it and approves or rejects it; on approval plan mode ends and you may implement the plan. Takes no arguments.".to_string(),
+            description: "Ask the user to approve your plan and end plan mode. Call it only in plan mode, once the plan is written to the plan file and ready for review; not to ask questions (use ask_user_question) and never outside plan mode. Takes no arguments: the user reads the plan file itself.\n\nWaits for the user's decision and returns it: `Plan approved. You can now start implementing the plan.` (plan mode has ended: implement the plan), or `Plan rejected. Please continue refining the plan.` followed by the user's feedback, if any (plan mode stays on: revise the plan file, then call this again). Fails if the plan file does not exist yet.".to_string(),
             parameters: json!({"type": "object", "properties": {}, "additionalProperties": false}),
         }
     }
@@ -54,13 +54,13 @@ impl ToolHandler for ExitPlanModeHandler {
             }
             Err(err @ regular_file::ReadError::NotRegular(_)) => {
                 return Err(ToolError::RespondToModel(format!(
-                    "The plan file at {} {err}. Write your plan to it with write_file (that replaces it with a regular file), then call exit_plan_mode again.",
+                    "The plan file at {} {err}. Write your plan to it again with your file tool (write_file, or an apply_patch `*** Add File:`, replaces it with a regular file), then call exit_plan_mode again.",
                     plan_file.display()
                 )));
             }
             Err(err) => {
                 return Err(ToolError::RespondToModel(format!(
-                    "Could not read the plan file at {}: it {err}. Rewrite it as UTF-8 text with write_file, then call exit_plan_mode again.",
+                    "Could not read the plan file at {}: it {err}. Rewrite it as UTF-8 text with your file tool (write_file, or an apply_patch `*** Add File:`), then call exit_plan_mode again.",
                     plan_file.display()
                 )));
             }
@@ -72,7 +72,7 @@ impl ToolHandler for ExitPlanModeHandler {
             ));
         };
         ctx.emit(EventMsg::PlanModeExitRequest {
-            plan_content,
+            plan_content: plan_content.clone(),
             plan_file_path: plan_file.clone(),
         });
         let reply = tokio::select! {
@@ -85,14 +85,23 @@ impl ToolHandler for ExitPlanModeHandler {
             Ok(Reply::PlanDecision { approved: true, .. }) => {
                 lock(&ctx.shared.plan_mode).approve();
                 ctx.shared.plans.on_plan_mode_approved(&plan_file);
-                ctx.emit(EventMsg::PlanModeExited { approved: true });
-                Ok(APPROVED_TEXT.to_string())
+                ctx.emit(EventMsg::PlanModeExited {
+                    approved: true,
+                    active: false,
+                });
+                // The user may have edited the plan during review (`e` in the TUI, or any
+                // editor): what they approved is the file as it is now.
+                let approved = regular_file::read_to_string(&plan_file).unwrap_or_default();
+                Ok(approval_text(&plan_content, &approved, &plan_file))
             }
             Ok(Reply::PlanDecision {
                 approved: false,
                 feedback,
             }) => {
-                ctx.emit(EventMsg::PlanModeExited { approved: false });
+                ctx.emit(EventMsg::PlanModeExited {
+                    approved: false,
+                    active: true,
+                });
                 let mut text = REJECTED_TEXT.to_string();
                 if let Some(feedback) = feedback.as_deref().map(str::trim).filter(|f| !f.is_empty())
                 {
@@ -107,6 +116,21 @@ impl ToolHandler for ExitPlanModeHandler {
     }
 }
 
+/// The tool output on approval: the plain sentence, or, when the user changed the plan
+/// during review, the sentence plus the user's changes and the plan as approved.
+fn approval_text(drafted: &str, approved: &str, plan_file: &std::path::Path) -> String {
+    if approved.trim().is_empty() || approved == drafted {
+        return APPROVED_TEXT.to_string();
+    }
+    let diff = super::diff::unified(Some(drafted), Some(approved), "plan.md");
+    format!(
+        "{APPROVED_TEXT}\n\nThe user edited the plan before approving it. Implement the approved plan below, not your draft.\n\nThe user's changes:\n```diff\n{}\n```\n\nThe approved plan ({}):\n\n{}",
+        diff.trim_end(),
+        plan_file.display(),
+        approved.trim_end()
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::plan_support::testing::{context, run};
@@ -117,7 +141,7 @@ mod tests {
     async fn a_fifo_as_the_plan_file_is_an_error_not_a_hang() {
         let (dir, ctx, _rx) = context(None);
         let plan_file = lock(&ctx.shared.plan_mode)
-            .enter(&dir.path().join("plans"), time::OffsetDateTime::now_utc())
+            .enter(&dir.path().join("plans"), chrono::Utc::now())
             .unwrap();
         nix::unistd::mkfifo(&plan_file, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
         let answer = tokio::time::timeout(
@@ -129,7 +153,7 @@ mod tests {
         let err = answer.unwrap_err();
         assert!(
             err.contains(
-                "is a named pipe (FIFO), not a regular file. Write your plan to it with write_file"
+                "is a named pipe (FIFO), not a regular file. Write your plan to it again with your file tool"
             ),
             "{err}"
         );

@@ -32,12 +32,12 @@ impl ToolHandler for GlobFilesHandler {
         ToolSpec {
             name: names::GLOB_FILES.to_string(),
             description: format!(
-                "Find files by glob pattern, e.g. `*.rs` (any depth, matched against file names), `src/**/*.ts` or `**/test_*.py` (matched against the path below `path`). Files ignored by .gitignore are skipped. Returns sorted paths, at most {MAX_RESULTS}."
+                "Find files by name with a glob pattern. Use it when you know (part of) a file name: `*.rs` or `Cargo.toml` match file names at any depth; a pattern with a `/` such as `src/**/*.ts` or `**/test_*.py` matches the path below `path`. Not for searching file contents (use grep_files); prefer it to `find` or `ls -R` in the shell.\n\nReturns matching paths, relative to the working directory, sorted, one per line, at most {MAX_RESULTS} (with a note giving the total when there are more), or a line saying nothing matched. Files ignored by .gitignore are skipped."
             ),
             parameters: json!({
                 "type": "object",
                 "properties": {
-                    "pattern": {"type": "string", "description": "Glob. Without a `/` it matches file names at any depth."},
+                    "pattern": {"type": "string", "description": "Glob: `*` within a name, `**` across directories, `{a,b}` for alternatives. Without a `/` it matches file names at any depth."},
                     "path": {"type": "string", "description": "Directory to search. Default: the working directory."}
                 },
                 "required": ["pattern"],

@@ -44,7 +44,7 @@ impl ToolHandler for GrepFilesHandler {
         ToolSpec {
             name: names::GREP_FILES.to_string(),
             description: format!(
-                "Search file contents with a regular expression (Rust regex syntax, like ripgrep). Prints `path:line:text` for each matching line, and `path-line-text` for context lines. Skips binary files and files ignored by .gitignore. Use `glob` to limit the files searched (e.g. `*.rs`), `context` for lines around each match. Stops after `max_results` matching lines (default {DEFAULT_MAX_RESULTS})."
+                "Search file contents with a regular expression (Rust regex syntax, as ripgrep). Use it to find definitions, callers, tests, error messages and config keys before you read or change code; prefer it to `grep` or `rg` in the shell. Not for finding files by name (use glob_files).\n\nReturns `path:line:text` for each matching line, and `path-line-text` for context lines, grouped by file; a note when it stopped after `max_results` matching lines (default {DEFAULT_MAX_RESULTS}); or a line saying nothing matched. Skips binary files and files ignored by .gitignore. Narrow a search with `glob`, e.g. {{\"pattern\": \"fn parse_\\\\w+\", \"glob\": \"*.rs\", \"context\": 2}}."
             ),
             parameters: json!({
                 "type": "object",
@@ -153,7 +153,11 @@ fn grep(args: &GrepFilesArgs, root: &Path, cwd: &Path, rules: Access) -> Result<
         let overrides = OverrideBuilder::new(root)
             .add(glob.trim())
             .and_then(|b| b.build())
-            .map_err(|e| ToolError::RespondToModel(format!("Invalid glob `{glob}`: {e}")))?;
+            .map_err(|e| {
+                ToolError::RespondToModel(format!(
+                    "Invalid glob `{glob}`: {e}. Use `*` within a name, `**` across directories, `{{a,b}}` for alternatives, e.g. `*.rs` or `src/**/*.ts`."
+                ))
+            })?;
         walker.overrides(overrides);
     }
     let context = args.context.unwrap_or(0).min(MAX_CONTEXT);

@@ -31,13 +31,13 @@ impl ToolHandler for ListDirHandler {
         ToolSpec {
             name: names::LIST_DIR.to_string(),
             description: format!(
-                "List a directory as an indented tree (directories end in `/`). Files ignored by .gitignore and the .git directory are left out. `depth` is how many levels to show (default {DEFAULT_DEPTH}, at most {MAX_DEPTH}); at most {MAX_ENTRIES} entries are listed."
+                "List a directory as an indented tree, to see how a project or a folder is laid out. Use it to get your bearings; to find files by name use glob_files, to find code use grep_files, to read a file use read_file.\n\nReturns one entry per line, indented two spaces per level, directories ending in `/`. Files ignored by .gitignore and the .git directory are left out. `depth` is how many levels to show (default {DEFAULT_DEPTH}, at most {MAX_DEPTH}); at most {MAX_ENTRIES} entries are listed, with a note when some were left out."
             ),
             parameters: json!({
                 "type": "object",
                 "properties": {
                     "path": {"type": "string", "description": "Directory, relative to the working directory or absolute. Default: the working directory."},
-                    "depth": {"type": "integer", "minimum": 1, "description": "Levels to descend. Default 2."}
+                    "depth": {"type": "integer", "minimum": 1, "description": "Levels to show below `path`: 1 lists only its direct entries. Default 2."}
                 },
                 "additionalProperties": false
             }),

@@ -1,6 +1,6 @@
 //! One tool handler per file.
 
-mod apply_patch;
+pub(crate) mod apply_patch;
 mod ask_user_question;
 mod atomic;
 mod complete_plan;
@@ -13,6 +13,7 @@ mod glob_files;
 mod grep_files;
 mod list_dir;
 pub(crate) mod paths;
+mod plan_approval;
 mod plan_support;
 mod read_access;
 mod read_file;
@@ -23,6 +24,8 @@ mod test_support;
 mod think;
 mod update_plan;
 mod update_plan_structured;
+mod web_fetch;
+pub mod web_search;
 mod write_file;
 
 use super::registry::ToolRegistryBuilder;
@@ -35,6 +38,30 @@ pub fn register_read_only(builder: &mut ToolRegistryBuilder) {
         .register(glob_files::GlobFilesHandler)
         .register(grep_files::GrepFilesHandler)
         .register(think::ThinkHandler);
+}
+
+/// `web_fetch` (unless `[tools.web] fetch = false`), and `web_search` when `[tools.web] search`
+/// names a backend (`provider` only on the Responses API, whose server runs it).
+pub fn register_web(builder: &mut ToolRegistryBuilder, config: &crate::config::Config) {
+    use crate::config::{SearchBackend, WireApi};
+    if config.web.fetch {
+        builder.register(web_fetch::WebFetchHandler);
+    }
+    match &config.web.search {
+        Some(search) if search.backend == SearchBackend::Provider => {
+            let responses = config
+                .provider
+                .as_ref()
+                .is_some_and(|p| p.wire_api == WireApi::Responses);
+            if responses {
+                builder.register(web_search::ProviderWebSearchHandler);
+            }
+        }
+        Some(search) => {
+            builder.register(web_search::WebSearchHandler::new(search.clone()));
+        }
+        None => {}
+    }
 }
 
 /// `update_plan` as the Codex checklist.

@@ -24,7 +24,9 @@ pub(crate) fn resolve(cwd: &Path, raw: &str) -> Result<PathBuf, ToolError> {
         None => cwd.join(raw),
     };
     normalise(&joined).ok_or_else(|| {
-        ToolError::RespondToModel(format!("`{raw}` climbs above the file-system root."))
+        ToolError::RespondToModel(format!(
+            "`{raw}` climbs above the file-system root; give a path relative to the working directory or an absolute path."
+        ))
     })
 }
 

@@ -35,22 +35,54 @@ pub(super) fn clean_tool_names<'a>(names: impl IntoIterator<Item = &'a str>) -> 
 pub(super) const NO_PLAN: &str =
     "No plan exists for this session yet. Call create_plan first, or pass the id of a stored plan.";
 
-/// The plan `id` names (id or unique prefix), else the session's current plan.
-pub(super) fn target(ctx: &ToolContext, id: Option<&str>) -> Result<PlanDocument, ToolError> {
-    let id = match id.map(str::trim).filter(|i| !i.is_empty()) {
-        Some(id) => id.to_string(),
+/// The id `id` names, else the session's current plan's.
+fn target_id(ctx: &ToolContext, id: Option<&str>) -> Result<String, ToolError> {
+    match id.map(str::trim).filter(|i| !i.is_empty()) {
+        Some(id) => Ok(id.to_string()),
         None => lock(&ctx.shared.current_plan)
             .clone()
-            .ok_or_else(|| ToolError::RespondToModel(NO_PLAN.to_string()))?,
-    };
-    ctx.shared.plans.load(&id).map_err(|e| {
-        ToolError::RespondToModel(match e {
-            PlanStoreError::NotFound(q) => format!(
-                "No stored plan matches '{q}'. Leave out id to use this session's current plan."
-            ),
-            other => other.to_string(),
-        })
+            .ok_or_else(|| ToolError::RespondToModel(NO_PLAN.to_string())),
+    }
+}
+
+/// A store error in words the model can act on.
+fn store_error(e: PlanStoreError) -> ToolError {
+    ToolError::RespondToModel(match e {
+        PlanStoreError::NotFound(q) => format!(
+            "No stored plan matches '{q}'. Leave out id to use this session's current plan."
+        ),
+        other => other.to_string(),
     })
+}
+
+/// The plan `id` names (id or unique prefix), else the session's current plan.
+pub(super) fn target(ctx: &ToolContext, id: Option<&str>) -> Result<PlanDocument, ToolError> {
+    let id = target_id(ctx, id)?;
+    ctx.shared.plans.load(&id).map_err(store_error)
+}
+
+/// Change the plan `id` names (else the session's current plan) with `change` and save it
+/// under the plan's lock ([`crate::plans::PlanStore::update`]), so a concurrent writer never
+/// loses an update; then make it the current plan and emit one `plan_update`.
+pub(super) fn update_and_emit<T>(
+    ctx: &ToolContext,
+    id: Option<&str>,
+    change: impl FnOnce(&mut PlanDocument) -> Result<T, ToolError>,
+) -> Result<T, ToolError> {
+    let id = target_id(ctx, id)?;
+    let (doc, value) = ctx
+        .shared
+        .plans
+        .update(&id, change)
+        .map_err(|e| match e {
+            PlanStoreError::Io { .. } => ToolError::RespondToModel(format!(
+                "Could not save plan {id}: {e}. The plan is unchanged; check that the plans directory is writable."
+            )),
+            other => store_error(other),
+        })??;
+    *lock(&ctx.shared.current_plan) = Some(doc.id().to_string());
+    ctx.emit(EventMsg::PlanUpdate(doc.plan.clone()));
+    Ok(value)
 }
 
 /// Mark a plan whose steps are being worked on as in progress.

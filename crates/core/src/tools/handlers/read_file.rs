@@ -41,14 +41,14 @@ impl ToolHandler for ReadFileHandler {
         ToolSpec {
             name: names::READ_FILE.to_string(),
             description: format!(
-                "Read a text file. Lines come numbered (`     1\\t...`); the numbers are not part of the file. Reads up to {DEFAULT_LIMIT} lines from the start by default; for long files pass `offset` (1-based line number) and `limit` (number of lines). Binary files are refused. Read a file before editing it."
+                "Read a text file. Use it to read code before you change it, and to look at files that glob_files or grep_files found; prefer it to `cat`, `head`, `tail` or `sed -n` in the shell. Not for directories (use list_dir) or for finding where something is (use grep_files).\n\nReturns the lines numbered as `     1\\t<text>`; the number and the tab are not part of the file, so never copy them into an edit. Reads up to {DEFAULT_LIMIT} lines from `offset` (default 1); when more lines follow, the output ends with a note giving the total and the `offset` to continue from. Very long lines are cut. Binary files are refused. For a large file, read the part you need: {{\"path\": \"src/server.rs\", \"offset\": 200, \"limit\": 80}}."
             ),
             parameters: json!({
                 "type": "object",
                 "properties": {
                     "path": {"type": "string", "description": "File path, relative to the working directory or absolute."},
                     "offset": {"type": "integer", "minimum": 1, "description": "First line to read (1-based). Default 1."},
-                    "limit": {"type": "integer", "minimum": 1, "description": "Most lines to read. Default 2000."}
+                    "limit": {"type": "integer", "minimum": 1, "description": "Most lines to read. Default 2000; use a smaller window for large files."}
                 },
                 "required": ["path"],
                 "additionalProperties": false

@@ -23,11 +23,11 @@ impl ToolHandler for ReadPlanHandler {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: names::READ_PLAN.to_string(),
-            description: "Read a stored plan document: its steps with their status, results and reasons, notes, and completion. Without id, reads this session's current plan. Use it to check the plan's state before acting, or to pick up a plan from an earlier session.".to_string(),
+            description: "Read a stored plan document. Use it to check where you are in a structured plan before acting, after a long stretch of work, or to pick up a plan from an earlier session by its id. Not needed right after create_plan or update_plan, whose results already show the change. Changes nothing.\n\nReturns the plan as Markdown: id, title and status, then each step with its number, status, result or reason, then notes and the completion record. Without `id`, reads this session's current plan.".to_string(),
             parameters: json!({
                 "type": "object",
                 "properties": {
-                    "id": {"type": "string", "description": "Plan id or a unique prefix (default: the session's current plan)"}
+                    "id": {"type": "string", "description": "Plan id or a unique prefix of it, as `cairn plans list` shows (default: the session's current plan)."}
                 },
                 "additionalProperties": false
             }),

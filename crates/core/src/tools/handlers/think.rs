@@ -20,11 +20,11 @@ impl ToolHandler for ThinkHandler {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: names::THINK.to_string(),
-            description: "Think through a problem step by step before acting: weigh options, check assumptions, plan the next calls. Has no side effects; use it when a decision is not obvious.".to_string(),
+            description: "Write down your reasoning before acting: weigh options, check what a tool result means, plan the next calls. Use it when a decision is not obvious (several possible causes of a failure, a design choice, a long tool output to make sense of). Not for simple steps, and not for talking to the user (the user sees it, but your answer is what counts). Changes nothing; returns a short acknowledgement.".to_string(),
             parameters: json!({
                 "type": "object",
                 "properties": {
-                    "thought": {"type": "string", "description": "Your reasoning."}
+                    "thought": {"type": "string", "description": "Your reasoning, as plain text."}
                 },
                 "required": ["thought"],
                 "additionalProperties": false

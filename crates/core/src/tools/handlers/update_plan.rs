@@ -16,18 +16,18 @@ impl ToolHandler for UpdatePlanHandler {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: names::UPDATE_PLAN.to_string(),
-            description: "Updates the task plan.\nProvide an optional explanation and a list of plan items, each with a step and status.\nAt most one step can be in_progress at a time.".to_string(),
+            description: "Updates the task plan.\nProvide an optional explanation and a list of plan items, each with a step and status.\nAt most one step can be in_progress at a time.\n\nUse it for tasks with several steps: write the plan before the first change, then call it again whenever a step starts or ends. Each call sends the whole list, which replaces the previous one. Not for a question or a single quick change. The user sees the plan as a checklist; do not repeat it in your messages. Returns `Plan updated`.\n\nExample: {\"explanation\": \"Tests pass; docs next\", \"plan\": [{\"step\": \"Add the --json flag\", \"status\": \"completed\"}, {\"step\": \"Document the flag\", \"status\": \"in_progress\"}, {\"step\": \"Run the CLI tests\", \"status\": \"pending\"}]}".to_string(),
             parameters: json!({
                 "type": "object",
                 "properties": {
-                    "explanation": {"type": "string"},
+                    "explanation": {"type": "string", "description": "Why the plan changed, in a sentence (optional)."},
                     "plan": {
                         "type": "array",
                         "description": "The list of steps",
                         "items": {
                             "type": "object",
                             "properties": {
-                                "step": {"type": "string"},
+                                "step": {"type": "string", "description": "The step, as a short imperative sentence."},
                                 "status": {
                                     "type": "string",
                                     "description": "One of: pending, in_progress, completed",

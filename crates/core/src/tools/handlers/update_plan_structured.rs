@@ -2,7 +2,7 @@
 //! complete, fail or skip a step, add a step, record a note, or revise the whole plan through
 //! one model call). Result texts are the spec's ("**Step 2**: Completed\nResult: ...").
 
-use super::plan_support::{clean, clean_tool_names, mark_started, save_and_emit, target};
+use super::plan_support::{clean, clean_tool_names, mark_started, target, update_and_emit};
 use crate::plans::{document, revise};
 use crate::tools::{
     ToolCall, ToolContext, ToolError, ToolHandler, ToolSpec, args_value, names, parse_args,
@@ -88,7 +88,7 @@ impl ToolHandler for StructuredUpdatePlanHandler {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: names::UPDATE_PLAN.to_string(),
-            description: "Update the current plan's progress. Use this to:\n- Mark a step as started (in_progress)\n- Mark a step as completed with result\n- Mark a step as failed with reason\n- Add new steps discovered during execution\n- Skip steps that are no longer needed\n- Record observations or learnings\n- Revise the plan as a whole (action revise, with a description of the change)\nOne action per call. Without id, the session's current plan is updated.".to_string(),
+            description: "Update the current plan's progress. Use this to:\n- Mark a step as started (in_progress)\n- Mark a step as completed with result\n- Mark a step as failed with reason\n- Add new steps discovered during execution\n- Skip steps that are no longer needed\n- Record observations or learnings\n- Revise the plan as a whole (action revise, with a description of the change)\nOne action per call. Without id, the session's current plan is updated.\nReturns the step's new state, or the revised plan. Call it as soon as a step starts or ends, not all at the end. Example: {\"action\": \"complete_step\", \"step_number\": 2, \"result\": \"All 14 CLI tests pass\"}".to_string(),
             parameters: json!({
                 "type": "object",
                 "properties": {
@@ -105,11 +105,11 @@ impl ToolHandler for StructuredUpdatePlanHandler {
                         "type": "object",
                         "description": "New step to add (for add_step action)",
                         "properties": {
-                            "description": {"type": "string"},
+                            "description": {"type": "string", "description": "What the new step accomplishes"},
                             "after_step": {"type": "integer", "description": "Insert after this step (0 = first; default: at the end)"},
-                            "tools_to_use": {"type": "array", "items": {"type": "string"}},
-                            "success_criteria": {"type": "string"},
-                            "is_verification": {"type": "boolean"}
+                            "tools_to_use": {"type": "array", "items": {"type": "string"}, "description": "Tool names the step will call"},
+                            "success_criteria": {"type": "string", "description": "How to verify the step succeeded"},
+                            "is_verification": {"type": "boolean", "description": "True if this is a verification step"}
                         }
                     },
                     "note": {"type": "string", "description": "Observation or learning to record (for note action)"},
@@ -137,7 +137,8 @@ impl ToolHandler for StructuredUpdatePlanHandler {
         let action = args.action.as_str();
         if !ACTIONS.contains(&action) {
             return Err(ToolError::RespondToModel(format!(
-                "Unknown action: {action}"
+                "Unknown action: {action}. Use one of: {}.",
+                ACTIONS.join(", ")
             )));
         }
         let needs_step = matches!(
@@ -170,88 +171,124 @@ impl ToolHandler for StructuredUpdatePlanHandler {
             ));
         }
 
-        let mut doc = target(ctx, args.id.as_deref())?;
-        let text = match action {
-            "start_step" | "complete_step" | "fail_step" | "skip_step" => {
-                let index = step_index(&doc.plan, step_number)?;
-                let step = &mut doc.plan.plan[index];
-                let result = clean(args.result.as_deref());
-                let reason = clean(args.reason.as_deref());
-                let text = match action {
-                    "start_step" => {
-                        step.status = PlanStepStatus::InProgress;
-                        step.result = None;
-                        step.reason = None;
-                        format!("**Step {step_number}**: Started")
-                    }
-                    "complete_step" => {
-                        step.status = PlanStepStatus::Completed;
-                        step.reason = None;
-                        let shown = result.clone().unwrap_or("Completed successfully".into());
-                        step.result = result;
-                        format!("**Step {step_number}**: Completed\nResult: {shown}")
-                    }
-                    "fail_step" => {
-                        step.status = PlanStepStatus::Failed;
-                        step.result = None;
-                        let shown = reason.clone().unwrap_or("Unknown reason".into());
-                        step.reason = reason;
-                        format!("**Step {step_number}**: Failed\nReason: {shown}")
-                    }
-                    _ => {
-                        step.status = PlanStepStatus::Skipped;
-                        step.result = None;
-                        let shown = reason.clone().unwrap_or("No longer needed".into());
-                        step.reason = reason;
-                        format!("**Step {step_number}**: Skipped\nReason: {shown}")
-                    }
-                };
-                mark_started(&mut doc);
-                text
-            }
-            "add_step" => {
-                let Some((text, new_step)) = new_step else {
-                    return Err(fail("new_step is required for add_step."));
-                };
-                let count = doc.plan.plan.len() as i64;
-                let after = new_step.after_step.unwrap_or(count);
-                if !(0..=count).contains(&after) {
-                    return Err(fail(format!(
-                        "after_step {after} does not exist; use 0 to insert first, or 1-{count}."
-                    )));
+        if action == "revise" {
+            return revise_plan(ctx, args.id.as_deref(), &change.unwrap_or_default()).await;
+        }
+        update_and_emit(ctx, args.id.as_deref(), |doc| {
+            let text = match action {
+                "start_step" | "complete_step" | "fail_step" | "skip_step" => {
+                    super::plan_approval::check_approved(ctx, doc)?;
+                    let index = step_index(&doc.plan, step_number)?;
+                    let step = &mut doc.plan.plan[index];
+                    let result = clean(args.result.as_deref());
+                    let reason = clean(args.reason.as_deref());
+                    let text = match action {
+                        "start_step" => {
+                            step.status = PlanStepStatus::InProgress;
+                            step.result = None;
+                            step.reason = None;
+                            format!("**Step {step_number}**: Started")
+                        }
+                        "complete_step" => {
+                            step.status = PlanStepStatus::Completed;
+                            step.reason = None;
+                            let shown = result.clone().unwrap_or("Completed successfully".into());
+                            step.result = result;
+                            format!("**Step {step_number}**: Completed\nResult: {shown}")
+                        }
+                        "fail_step" => {
+                            step.status = PlanStepStatus::Failed;
+                            step.result = None;
+                            let shown = reason.clone().unwrap_or("Unknown reason".into());
+                            step.reason = reason;
+                            format!("**Step {step_number}**: Failed\nReason: {shown}")
+                        }
+                        _ => {
+                            step.status = PlanStepStatus::Skipped;
+                            step.result = None;
+                            let shown = reason.clone().unwrap_or("No longer needed".into());
+                            step.reason = reason;
+                            format!("**Step {step_number}**: Skipped\nReason: {shown}")
+                        }
+                    };
+                    mark_started(doc);
+                    text
                 }
-                let mut step = PlanStep::new(text.clone(), PlanStepStatus::Pending);
-                step.tools_to_use =
-                    clean_tool_names(new_step.tools_to_use.iter().map(String::as_str));
-                step.success_criteria = clean(new_step.success_criteria.as_deref());
-                step.is_verification = new_step.is_verification;
-                insert_step(&mut doc.plan, after as usize, step);
-                format!("**New Step Added** (after step {after}):\n  {text}")
-            }
-            "note" => {
-                let note = note.unwrap_or_default();
-                doc.plan.notes.push(note.clone());
-                format!("**Note**: {note}")
-            }
-            _ => {
-                let change = change.unwrap_or_default();
-                let client = ctx.shared.client.clone().ok_or_else(|| {
-                    fail("revise needs a model, and none is configured. Use the other actions.")
-                })?;
-                let model = ctx.shared.settings().model;
-                doc = revise::revise(client.as_ref(), &model, &doc, &change)
-                    .await
-                    .map_err(|e| {
-                        ToolError::RespondToModel(format!(
-                            "Could not revise the plan: {e}. The plan is unchanged; describe the change again more precisely, or use the other update_plan actions."
-                        ))
-                    })?;
-                format!("**Plan Revised**\n\n{}", document::render_body(&doc.plan))
-            }
-        };
-        save_and_emit(ctx, &mut doc)?;
-        Ok(text)
+                "add_step" => {
+                    let Some((text, new_step)) = new_step else {
+                        return Err(fail("new_step is required for add_step."));
+                    };
+                    let count = doc.plan.plan.len() as i64;
+                    let after = new_step.after_step.unwrap_or(count);
+                    if !(0..=count).contains(&after) {
+                        return Err(fail(format!(
+                            "after_step {after} does not exist; use 0 to insert first, or 1-{count}."
+                        )));
+                    }
+                    let mut step = PlanStep::new(text.clone(), PlanStepStatus::Pending);
+                    step.tools_to_use =
+                        clean_tool_names(new_step.tools_to_use.iter().map(String::as_str));
+                    step.success_criteria = clean(new_step.success_criteria.as_deref());
+                    step.is_verification = new_step.is_verification;
+                    insert_step(&mut doc.plan, after as usize, step);
+                    format!("**New Step Added** (after step {after}):\n  {text}")
+                }
+                _ => {
+                    let note = note.unwrap_or_default();
+                    doc.plan.notes.push(note.clone());
+                    format!("**Note**: {note}")
+                }
+            };
+            Ok(text)
+        })
     }
+}
+
+/// `revise`: the model rewrites the plan, which is saved only if nobody changed it in the
+/// meantime (the revision was made from the text as it was before).
+async fn revise_plan(
+    ctx: &ToolContext,
+    id: Option<&str>,
+    change: &str,
+) -> Result<String, ToolError> {
+    let base = target(ctx, id)?;
+    let client = ctx.shared.client.clone().ok_or_else(|| {
+        fail("revise needs a model, and none is configured. Use the other actions.")
+    })?;
+    let model = ctx.shared.settings().model;
+    let revised = revise::revise(client.as_ref(), &model, &base, change)
+        .await
+        .map_err(|e| {
+            ToolError::RespondToModel(format!(
+                "Could not revise the plan: {e}. The plan is unchanged; describe the change again more precisely, or use the other update_plan actions."
+            ))
+        })?;
+    let text = format!(
+        "**Plan Revised**\n\n{}",
+        document::render_body(&revised.plan)
+    );
+    // `[tools] require_plan_approval`: changed steps make the plan a draft the user reviews.
+    let review = ctx.config().require_plan_approval
+        && super::plan_approval::steps_changed(&base.plan, &revised.plan);
+    let doc = update_and_emit(ctx, Some(base.id()), |doc| {
+        if doc.plan != base.plan {
+            return Err(fail(
+                "the plan changed while it was being revised (another session or agent updated it). It is unchanged by this call; read it with read_plan and describe the change again.",
+            ));
+        }
+        doc.plan = revised.plan;
+        if review {
+            doc.plan.status = Some(cairn_protocol::PlanStatus::Draft);
+        }
+        Ok(doc.clone())
+    })?;
+    if !review {
+        return Ok(text);
+    }
+    Ok(match super::plan_approval::review(ctx, &doc).await? {
+        super::plan_approval::Review::Approved(note)
+        | super::plan_approval::Review::Rejected(note) => format!("{text}\n\n{note}"),
+    })
 }
 
 #[cfg(test)]

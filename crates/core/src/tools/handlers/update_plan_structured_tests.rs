@@ -190,7 +190,7 @@ async fn bad_calls_are_explained_and_change_nothing() {
     let cases = [
         (
             json!({"action": "finish_step", "step_number": 1}),
-            "Unknown action: finish_step",
+            "Unknown action: finish_step. Use one of: start_step, complete_step, fail_step, skip_step, add_step, note, revise.",
         ),
         (
             json!({"action": "complete_step"}),

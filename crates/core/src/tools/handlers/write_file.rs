@@ -57,12 +57,12 @@ impl ToolHandler for WriteFileHandler {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: names::WRITE_FILE.to_string(),
-            description: "Create a file, or replace a file's whole content. Parent directories are created. Prefer edit_file or apply_patch to change part of an existing file.".to_string(),
+            description: "Create a new file, or replace the whole content of a file. Parent directories are created; an existing file keeps its permissions. Use it for new files and complete rewrites; to change part of an existing file use edit_file, which is safer and shows the change. Read an existing file before you overwrite it. Never create files through the shell (`echo >`, `cat <<EOF`).\n\nReturns `Created <path> (<n> bytes, <n> lines).` or `Overwrote <path> (...)`.".to_string(),
             parameters: json!({
                 "type": "object",
                 "properties": {
                     "path": {"type": "string", "description": "File path, relative to the working directory or absolute."},
-                    "content": {"type": "string", "description": "The complete new content of the file."}
+                    "content": {"type": "string", "description": "The complete new content of the file, exactly as it should be written (end it with a newline as text files usually do)."}
                 },
                 "required": ["path", "content"],
                 "additionalProperties": false
@@ -236,7 +236,7 @@ mod tests {
         let plans = tempfile::tempdir().unwrap();
         let plans_dir = plans.path().canonicalize().unwrap();
         let plan = crate::session::shared::lock(&ws.ctx.shared.plan_mode)
-            .enter(&plans_dir, time::OffsetDateTime::now_utc())
+            .enter(&plans_dir, chrono::Utc::now())
             .unwrap();
         std::os::unix::fs::symlink(&source, &plan).unwrap();
         ws.ok(

@@ -64,6 +64,30 @@ fn unknown_commands_and_quit_new() {
 }
 
 #[test]
+fn new_keeps_the_model_and_approvals_chosen_in_this_tui() {
+    let mut h = Harness::configured(80, 14);
+    let dir = tempfile::tempdir().unwrap();
+    let config = cairn_core::Config::for_test(dir.path(), dir.path());
+    let fresh = h.app.new_session_config(&config);
+    assert_eq!(
+        (fresh.model.as_str(), fresh.approval_policy),
+        ("test-model", ApprovalPolicy::OnRequest),
+        "nothing chosen: the configuration as it is"
+    );
+    h.submit("/model gpt-5.1-mini");
+    h.submit("/approvals never");
+    h.submit("/new");
+    assert_eq!(h.requests, vec![Request::NewSession]);
+    // The loop starts the new session and resets the app; the choices stay.
+    h.app.reset_session(Box::new(RecordingOps::default()));
+    let next = h.app.new_session_config(&config);
+    assert_eq!(
+        (next.model.as_str(), next.approval_policy),
+        ("gpt-5.1-mini", ApprovalPolicy::Never)
+    );
+}
+
+#[test]
 fn approvals_command_switches_policy() {
     let mut h = Harness::configured(80, 14);
     h.submit("/approvals");
@@ -117,7 +141,13 @@ fn plan_command_enters_plan_mode_and_shows_badge_and_hint() {
     // `/plan off` leaves without approving; the badge returns to NORMAL.
     h.submit("/plan off");
     assert_eq!(h.last_op(), Some(Op::SetPlanMode { active: false }));
-    h.event_id("op-3", EventMsg::PlanModeExited { approved: false });
+    h.event_id(
+        "op-3",
+        EventMsg::PlanModeExited {
+            approved: false,
+            active: false,
+        },
+    );
     let screen = h.render();
     assert!(screen.contains("Left plan mode."), "{screen}");
     assert!(

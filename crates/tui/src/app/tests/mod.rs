@@ -3,9 +3,14 @@
 
 mod commands;
 mod conversation;
+mod delegates;
+mod mcp;
 mod overlays;
+mod questions;
 mod screen;
 mod sessions;
+mod usability;
+mod web;
 
 use super::{App, OpSink, Request};
 use crate::app_event::{AppEvent, AppEventSender};
@@ -36,7 +41,7 @@ pub(crate) struct Harness {
     pub app: App,
     rx: UnboundedReceiver<AppEvent>,
     ops: RecordingOps,
-    t0: Instant,
+    pub t0: Instant,
     terminal: Terminal<TestBackend>,
     pub requests: Vec<Request>,
 }

@@ -417,6 +417,7 @@ fn question_overlay_answers_by_number_or_text() {
     );
     insta::assert_snapshot!("question_overlay", h.render());
     h.key(KeyCode::Char('2'));
+    h.key(KeyCode::Enter);
     assert!(h.render().contains("Anything else?"));
     h.type_str("keep it small");
     h.key(KeyCode::Enter);
@@ -494,7 +495,13 @@ fn plan_review_scrolls_from_the_start_and_enter_approves() {
             feedback: None
         })
     );
-    h.event_id("op-2", EventMsg::PlanModeExited { approved: true });
+    h.event_id(
+        "op-2",
+        EventMsg::PlanModeExited {
+            approved: true,
+            active: false,
+        },
+    );
     let screen = h.render();
     assert!(screen.contains(" NORMAL "));
     assert!(screen.contains("Plan approved. Exiting plan mode."));
@@ -526,6 +533,18 @@ fn plan_review_keys_and_long_feedback_wrap_in_a_narrow_terminal() {
 }
 
 #[test]
+fn plan_review_title_and_working_line_stay_readable_at_40_columns() {
+    let mut h = Harness::configured(40, 16);
+    open_review(&mut h);
+    let screen = h.render();
+    insta::assert_snapshot!("plan_review_40", screen);
+    let first = screen.lines().next().unwrap_or_default();
+    assert!(first.starts_with("┌ Plan Review - conv-1_"), "{first}");
+    assert!(first.contains("0405.md "), "the name's end stays: {first}");
+    assert!(screen.contains("Working (0s)"), "{screen}");
+}
+
+#[test]
 fn plan_review_esc_rejects_and_f_sends_feedback() {
     let mut h = Harness::configured(80, 20);
     open_review(&mut h);
@@ -537,7 +556,13 @@ fn plan_review_esc_rejects_and_f_sends_feedback() {
             feedback: None
         })
     );
-    h.event_id("op-2", EventMsg::PlanModeExited { approved: false });
+    h.event_id(
+        "op-2",
+        EventMsg::PlanModeExited {
+            approved: false,
+            active: true,
+        },
+    );
     assert!(h.app.in_plan_mode(), "rejection keeps plan mode");
     assert!(
         h.render()

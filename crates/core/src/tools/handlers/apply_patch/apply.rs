@@ -112,8 +112,14 @@ pub(crate) fn plan(ops: &[FileOp], cwd: &Path) -> Result<Plan, ToolError> {
 /// Write a verified plan: new and changed files first, deletions last, so a move never loses
 /// data. Returns the summary lines (`A path`, `M path`, `D path`). If a write fails part-way
 /// (a full disk, a read-only directory), the changes already made are undone, so a failed patch
-/// leaves the workspace as it was.
-pub(crate) fn write(plan: &Plan, cwd: &Path) -> Result<Vec<String>, ToolError> {
+/// leaves the workspace as it was. The plan file of an active plan mode (`plan_file`) is
+/// written as [`paths::write_file`] writes it: its directory entry is replaced, never written
+/// through.
+pub(crate) fn write(
+    plan: &Plan,
+    cwd: &Path,
+    plan_file: Option<&Path>,
+) -> Result<Vec<String>, ToolError> {
     let summary = |change: &FileChange| {
         let shown = paths::display(&change.path, cwd);
         match &change.moved_from {
@@ -126,6 +132,9 @@ pub(crate) fn write(plan: &Plan, cwd: &Path) -> Result<Vec<String>, ToolError> {
     let mut applied: Vec<&FileChange> = Vec::new();
     for change in writes.chain(deletes) {
         let result = match change.after.as_deref() {
+            Some(content) if plan_file == Some(change.path.as_path()) => {
+                atomic::replace_entry(&change.path, content.as_bytes())
+            }
             Some(content) => atomic::write_atomic(&change.path, content.as_bytes()).map(|()| {
                 if let Some(from) = &change.moved_from
                     && change.before.is_none()
@@ -211,7 +220,9 @@ fn failure(shown: &str, why: &str) -> ToolError {
 }
 
 /// Apply one file's hunks to its content. CRLF files are matched without their `\r` and
-/// keep CRLF; a file without a final newline keeps lacking one.
+/// keep CRLF. Lines a patch adds are whole lines, as in Codex's implementation of the format:
+/// a file without a final newline keeps lacking one only while its last line stays as it
+/// was; when the patch replaces, removes or appends after that line, the file ends with one.
 pub(crate) fn apply_chunks(
     content: &str,
     chunks: &[Chunk],
@@ -228,6 +239,8 @@ pub(crate) fn apply_chunks(
     }
     let mut replacements: Vec<(usize, usize, Vec<String>)> = Vec::new();
     let mut cursor = 0;
+    // The file's last line is still its last line, untouched.
+    let mut last_line_kept = true;
     for (n, chunk) in chunks.iter().enumerate() {
         let hunk = n + 1;
         if let Some(context) = &chunk.context {
@@ -246,6 +259,7 @@ pub(crate) fn apply_chunks(
             } else {
                 lines.len()
             };
+            last_line_kept &= at < lines.len();
             replacements.push((at, 0, chunk.new.clone()));
             continue;
         }
@@ -267,6 +281,9 @@ pub(crate) fn apply_chunks(
                 describe_miss(&lines, &chunk.old, cursor, hunk),
             ));
         };
+        if at + old.len() == lines.len() {
+            last_line_kept &= kinds.last() == Some(&LineKind::Context);
+        }
         let new = merged(&lines[at..at + old.len()], &chunk.new, kinds);
         replacements.push((at, old.len(), new));
         cursor = at + old.len();
@@ -276,7 +293,7 @@ pub(crate) fn apply_chunks(
     }
     let eol = if crlf { "\r\n" } else { "\n" };
     let mut out = lines.join(eol);
-    if !lines.is_empty() && final_newline {
+    if !lines.is_empty() && (final_newline || !last_line_kept) {
         out.push_str(eol);
     }
     Ok(out)

@@ -25,9 +25,9 @@ struct ApplyPatchArgs {
     input: String,
 }
 
-const DESCRIPTION: &str = r#"Edit files with a patch. Use it to change several places or files at once, to create, delete or rename files.
+const DESCRIPTION: &str = r#"Edit files with a patch: change, create, delete or rename one or more files in one call. Use it for every file change; read the lines you change first so the context matches. Never edit files through the shell (`sed -i`, `echo >`, `cat <<EOF`) instead.
 
-Format (paths relative to the working directory):
+Format (paths relative to the working directory, or absolute):
 *** Begin Patch
 *** Add File: path/new.py
 +every line of the new file, each starting with +
@@ -41,7 +41,17 @@ Format (paths relative to the working directory):
      context line
 *** End Patch
 
-Give about 3 lines of context above and below each change, exactly as in the file; add more `@@` lines if the context is not unique. Every hunk is checked before anything is written; on failure nothing changes."#;
+Give about 3 lines of context above and below each change, exactly as in the file; add an `@@` line naming the enclosing function or block when the context is not unique. A new file's lines all start with `+`.
+
+Returns `Success. Updated the following files:` and one line per file (`A path` added, `M path` modified, `D path` deleted). Every hunk is checked before anything is written: if one does not match, nothing changes and the error names the file and the lines that did not match; re-read them and send a corrected patch.
+
+Example: {"input": "*** Begin Patch
+*** Update File: src/lib.rs
+@@ fn total(items: &[Item]) -> u32 {
+-    0
++    items.iter().map(|i| i.price).sum()
+ }
+*** End Patch"}"#;
 
 fn verify(input: &str, cwd: &Path) -> Result<Plan, ToolError> {
     let ops = parser::parse(input).map_err(|e| {
@@ -50,6 +60,25 @@ fn verify(input: &str, cwd: &Path) -> Result<Plan, ToolError> {
         ))
     })?;
     apply::plan(&ops, cwd)
+}
+
+/// The files a patch writes, named as the patch names them, when it only adds and updates
+/// files in place; `None` when it does not parse, deletes a file or moves one. Plan mode
+/// allows a patch only when every one of these is the plan file.
+pub(crate) fn written_paths(input: &str) -> Option<Vec<String>> {
+    parser::parse(input)
+        .ok()?
+        .into_iter()
+        .map(|op| match op {
+            parser::FileOp::Add { path, .. }
+            | parser::FileOp::Update {
+                path,
+                move_to: None,
+                ..
+            } => Some(path),
+            parser::FileOp::Delete { .. } | parser::FileOp::Update { .. } => None,
+        })
+        .collect()
 }
 
 /// Paths a patch touches, named as the patch names them (for `describe`).
@@ -102,7 +131,7 @@ impl ToolHandler for ApplyPatchHandler {
             parameters: json!({
                 "type": "object",
                 "properties": {
-                    "input": {"type": "string", "description": "The whole patch, from `*** Begin Patch` to `*** End Patch`."}
+                    "input": {"type": "string", "description": "The whole patch as one string, from `*** Begin Patch` to `*** End Patch`, lines separated by newlines."}
                 },
                 "required": ["input"],
                 "additionalProperties": false
@@ -152,7 +181,10 @@ impl ToolHandler for ApplyPatchHandler {
     async fn handle(&self, call: &ToolCall, ctx: &ToolContext) -> Result<String, ToolError> {
         let args: ApplyPatchArgs = parse_args(&call.arguments)?;
         let plan = verify(&args.input, &ctx.cwd)?;
-        let done = apply::write(&plan, &ctx.cwd)?;
+        let plan_file = crate::session::shared::lock(&ctx.shared.plan_mode)
+            .active_plan_file()
+            .map(Path::to_path_buf);
+        let done = apply::write(&plan, &ctx.cwd, plan_file.as_deref())?;
         Ok(format!(
             "Success. Updated the following files:\n{}",
             done.join("\n")

@@ -120,6 +120,31 @@ async fn crlf_and_missing_final_newline_are_kept() {
 }
 
 #[tokio::test]
+async fn added_lines_are_whole_lines_so_a_replaced_last_line_ends_with_a_newline() {
+    let ws = Workspace::new();
+    for name in ["replaced.txt", "appended.txt", "removed.txt", "kept.txt"] {
+        ws.write(name, "x\ny");
+    }
+    ws.write("win.txt", "a\r\nb");
+    ws.ok(
+        &ApplyPatchHandler,
+        patch(
+            "*** Update File: replaced.txt\n@@\n x\n-y\n+Y\n*** Update File: appended.txt\n@@\n x\n y\n+z\n*** Update File: removed.txt\n@@\n x\n-y\n*** Update File: kept.txt\n@@\n+w\n x\n y\n*** Update File: win.txt\n@@\n a\n-b\n+B\n",
+        ),
+    )
+    .await;
+    assert_eq!(ws.read("replaced.txt"), "x\nY\n");
+    assert_eq!(ws.read("appended.txt"), "x\ny\nz\n");
+    assert_eq!(ws.read("removed.txt"), "x\n");
+    assert_eq!(
+        ws.read("kept.txt"),
+        "w\nx\ny",
+        "an untouched last line stays as it was"
+    );
+    assert_eq!(ws.read("win.txt"), "a\r\nB\r\n");
+}
+
+#[tokio::test]
 async fn git_internals_are_refused() {
     let ws = Workspace::new();
     let err = ws

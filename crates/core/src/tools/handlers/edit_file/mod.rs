@@ -198,14 +198,14 @@ impl ToolHandler for EditFileHandler {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: names::EDIT_FILE.to_string(),
-            description: "Replace exact text in a file. `old_string` must match the file exactly (whitespace and indentation included) and, unless `replace_all` is true, exactly once: include enough surrounding lines to make it unique. Read the file first. Line endings are kept (CRLF files stay CRLF).".to_string(),
+            description: "Change part of a file by replacing exact text. Use it for every change to an existing file: read the file (or the part you change) with read_file first. Not for creating files or rewriting one completely (use write_file), and never use `sed` or `awk` in the shell instead.\n\n`old_string` must match the file exactly, whitespace and indentation included, without read_file's line-number prefix, and must occur exactly once unless `replace_all` is true: include a few surrounding lines to make it unique. Line endings are kept (CRLF files stay CRLF).\n\nReturns `Edited <path>: 1 replacement (+a -b lines).` followed by the edited lines with their numbers, so you see the result. If `old_string` is not found, the error shows the most similar lines; if it occurs more than once, the lines where it occurs. Nothing is written when a call fails. Example: {\"path\": \"src/lib.rs\", \"old_string\": \"fn total(items: &[Item]) -> u32 {\\n    0\\n}\", \"new_string\": \"fn total(items: &[Item]) -> u32 {\\n    items.iter().map(|i| i.price).sum()\\n}\"}".to_string(),
             parameters: json!({
                 "type": "object",
                 "properties": {
                     "path": {"type": "string", "description": "File path, relative to the working directory or absolute."},
-                    "old_string": {"type": "string", "description": "The exact text to replace."},
-                    "new_string": {"type": "string", "description": "The text to put in its place."},
-                    "replace_all": {"type": "boolean", "description": "Replace every occurrence instead of requiring exactly one. Default false."}
+                    "old_string": {"type": "string", "description": "The exact text to replace, copied from the file with its indentation, without line numbers. Must not be empty."},
+                    "new_string": {"type": "string", "description": "The text to put in its place; must differ from old_string. Empty deletes old_string."},
+                    "replace_all": {"type": "boolean", "description": "Replace every occurrence instead of requiring exactly one (a rename within the file). Default false."}
                 },
                 "required": ["path", "old_string", "new_string"],
                 "additionalProperties": false

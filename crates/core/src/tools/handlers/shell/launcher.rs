@@ -1,13 +1,17 @@
 //! The shell launcher: the `cairn` binary re-executed as a small helper between cairn and
-//! `bash`. It is where a shell command is set up before it runs (environment, later the
-//! sandbox), and it makes sure nothing the command started outlives the call: as a child
-//! subreaper it adopts every orphan, even one that left the process group with `setsid`, and
-//! kills them all when bash ends, when cairn asks, or when cairn dies (see `reaper`).
+//! `bash`. It is where a shell command is set up before it runs: its environment, and the
+//! kernel sandbox it applies to itself before starting bash (`crate::sandbox::enforce`), so
+//! every process of the command inherits it. It also makes sure nothing the command started
+//! outlives the call: as a child subreaper it adopts every orphan, even one that left the
+//! process group with `setsid`, and kills them all when bash ends, when cairn asks, or when
+//! cairn dies (see `reaper`).
 //!
-//! cairn starts it as `<cairn> __cairn-shell-launcher <cairn pid> <plain|login> <command>`;
+//! cairn starts it as
+//! `<cairn> __cairn-shell-launcher <cairn pid> <plain|login> <sandbox spec JSON | -> <command>`;
 //! both ends of that argument list live in this file.
 
 use super::reaper;
+use crate::sandbox::Spec;
 use std::ffi::{OsStr, OsString};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -38,6 +42,18 @@ pub fn run_if_requested() {
     }
 }
 
+/// True when shell commands run under the launcher, which is what applies the sandbox.
+pub fn is_available() -> bool {
+    LAUNCHER.get().is_some()
+}
+
+/// Use `exe` (a `cairn` binary) as the launcher of this process. For embedders and tests that
+/// are not the `cairn` binary but want its launcher, and with it the sandbox.
+#[doc(hidden)]
+pub fn use_executable(exe: PathBuf) {
+    let _ = LAUNCHER.set(exe);
+}
+
 /// How a shell command is started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Via {
@@ -51,20 +67,36 @@ pub(super) enum Via {
 
 /// The command that runs `command` in a shell, and how it is run. The caller adds the working
 /// directory, the output pipes and the process group.
-pub(super) fn command(command: &str, login: bool) -> (Command, Via) {
+///
+/// With a `sandbox` spec and no launcher there is nothing to apply it: an error, never an
+/// unsandboxed run.
+pub(super) fn command(
+    command: &str,
+    login: bool,
+    sandbox: Option<&Spec>,
+) -> Result<(Command, Via), String> {
     match LAUNCHER.get() {
         Some(exe) => {
+            let spec = match sandbox {
+                Some(spec) => serde_json::to_string(spec)
+                    .map_err(|e| format!("could not write the sandbox spec: {e}"))?,
+                None => "-".to_string(),
+            };
             let mut launcher = Command::new(exe);
             launcher
                 .arg0("cairn")
                 .arg(FLAG)
                 .arg(std::process::id().to_string())
                 .arg(if login { "login" } else { "plain" })
+                .arg(spec)
                 .arg(command)
                 .stdin(Stdio::null());
-            (launcher, Via::Launcher)
+            Ok((launcher, Via::Launcher))
         }
-        None => (bash(command, login), Via::Direct),
+        None if sandbox.is_some() => Err(
+            "this process cannot run cairn's shell launcher, so the sandbox cannot be applied and the command was not run".into(),
+        ),
+        None => Ok((bash(command, login), Via::Direct)),
     }
 }
 
@@ -91,6 +123,8 @@ pub(super) struct Request {
     pub parent: i32,
     /// `bash -lc` rather than `bash -c`.
     pub login: bool,
+    /// The sandbox to apply before bash starts, if any.
+    pub sandbox: Option<Spec>,
     /// The command line.
     pub command: String,
 }
@@ -111,10 +145,18 @@ impl Request {
             "plain" => false,
             other => return Err(format!("unknown shell mode {other:?}")),
         };
+        let sandbox = match next("sandbox spec")?.as_str() {
+            "-" => None,
+            json => Some(
+                serde_json::from_str(json)
+                    .map_err(|e| format!("the launcher's sandbox spec is not valid: {e}"))?,
+            ),
+        };
         let command = next("command")?;
         Ok(Self {
             parent,
             login,
+            sandbox,
             command,
         })
     }

@@ -3,6 +3,11 @@
 //! ends, times out, is interrupted or dropped, the launcher kills every process the command
 //! started, including those that left the group, and cairn kills the group as a backstop.
 //! Output is captured head and tail.
+//!
+//! Commands run inside the kernel sandbox (`crate::sandbox`) whose policy [`sandbox_policy`]
+//! picks: read-only in plan mode and for read-only delegated runs, `[sandbox] mode` otherwise.
+//! A command the sandbox blocked may be re-run without it (`unsandboxed: true`) only after the
+//! user approves that exact command, every time.
 
 mod capture;
 pub mod launcher;
@@ -10,11 +15,14 @@ mod reaper;
 
 use super::paths;
 use crate::approval::{Access, SessionScope, classifier, command_paths};
+use crate::sandbox::{Policy, Spec, denial};
+use crate::session::shared::lock;
 use crate::tools::{
     ApprovalKind, ApprovalRequest, ToolCall, ToolContext, ToolError, ToolHandler, ToolSpec,
     args_value, names, parse_args,
 };
 use async_trait::async_trait;
+use cairn_protocol::ApprovalPolicy;
 use capture::Capture;
 use launcher::Via;
 use nix::sys::signal::{Signal, kill, killpg};
@@ -51,6 +59,9 @@ struct ShellArgs {
     command: String,
     workdir: Option<String>,
     timeout_ms: Option<u64>,
+    /// Re-run a command the sandbox blocked, without it (asks the user every time).
+    #[serde(default)]
+    unsandboxed: bool,
 }
 
 #[async_trait]
@@ -59,7 +70,7 @@ impl ToolHandler for ShellHandler {
         ToolSpec {
             name: names::SHELL.to_string(),
             description: format!(
-                "Run a shell command with `bash -c` and get its exit code and output (stdout and stderr; long output keeps the start and the end). Runs in the working directory unless `workdir` is given. Times out after {} s unless `timeout_ms` says otherwise, up to the user's limit ([tools.shell] max_timeout_ms, {} minutes unless configured); on timeout the command and everything it started are killed. Background processes, daemons included, are stopped when the command ends. stdin is empty, so avoid interactive programs. Prefer read_file, list_dir, glob_files and grep_files for reading and searching.",
+                "Run a shell command with `bash -c` and get its exit code and output (stdout and stderr; long output keeps the start and the end). Runs in the working directory unless `workdir` is given. Times out after {} s unless `timeout_ms` says otherwise, up to the user's limit ([tools.shell] max_timeout_ms, {} minutes unless configured); on timeout the command and everything it started are killed. Background processes, daemons included, are stopped when the command ends. stdin is empty and there is no terminal: use non-interactive forms (`-y`, `git --no-pager`, no editors, pagers or password prompts). Use it for builds, tests, git and running programs; prefer read_file, list_dir, glob_files and grep_files for reading and searching, and the edit tools for changing files.\n\nReturns `Exit code: <n>` and the output; a command that timed out or was stopped says so. Example: {{\"command\": \"cargo test -p parser -- --nocapture round_trip\", \"timeout_ms\": 600000}}",
                 DEFAULT_TIMEOUT_MS / 1000,
                 crate::config::DEFAULT_SHELL_MAX_TIMEOUT_MS / 60_000
             ),
@@ -68,7 +79,8 @@ impl ToolHandler for ShellHandler {
                 "properties": {
                     "command": {"type": "string", "description": "The command line, as typed in bash."},
                     "workdir": {"type": "string", "description": "Directory to run in, relative to the working directory or absolute. Default: the working directory."},
-                    "timeout_ms": {"type": "integer", "minimum": 1, "description": "Timeout in milliseconds. Default 120000; capped by the user's [tools.shell] max_timeout_ms."}
+                    "timeout_ms": {"type": "integer", "minimum": 1, "description": "Timeout in milliseconds. Default 120000; capped by the user's [tools.shell] max_timeout_ms."},
+                    "unsandboxed": {"type": "boolean", "description": "Only to re-run the exact command the sandbox just blocked, without the sandbox. The user is asked every time and may refuse; never use it to avoid the sandbox in advance."}
                 },
                 "required": ["command"],
                 "additionalProperties": false
@@ -94,9 +106,19 @@ impl ToolHandler for ShellHandler {
         let args: ShellArgs = parse_args(arguments)?;
         let workdir = workdir(&args, &ctx.cwd)?;
         let shown = (workdir != ctx.cwd).then(|| paths::display(&workdir, &ctx.cwd));
+        let policy = sandbox_policy(ctx).map_err(ToolError::RespondToModel)?;
+        if args.unsandboxed && policy.is_some() {
+            return escalation(&args, workdir, shown.as_deref(), policy, ctx).map(Some);
+        }
         let access = Access::new(ctx.config(), &ctx.cwd);
         let named = command_paths::assess(&args.command, &workdir, &access);
-        let known_safe = classifier::is_known_safe(&args.command)
+        // Under the read-only sandbox a command cannot write whatever it runs, so the wider
+        // read-only list applies (cargo metadata, cargo tree).
+        let reads_only = match policy {
+            Some(Policy::ReadOnly) => classifier::is_read_only_when_sandboxed(&args.command),
+            _ => classifier::is_known_safe(&args.command),
+        };
+        let known_safe = reads_only
             && access.in_workspace(&workdir)
             && !named.reads_outside
             && named.protected.is_none();
@@ -125,8 +147,80 @@ impl ToolHandler for ShellHandler {
         }
         let workdir = workdir(&args, &ctx.cwd)?;
         let limit = TimeLimit::new(args.timeout_ms, ctx.config().shell.max_timeout_ms);
-        run(&args.command, &workdir, &limit, ctx).await
+        let mut policy = sandbox_policy(ctx).map_err(ToolError::RespondToModel)?;
+        if args.unsandboxed && policy.is_some() {
+            // The approval asked for exactly this; it is used up now.
+            let key = denial_key(&args.command);
+            if lock(&ctx.shared.sandbox_denials).remove(&key).is_none() {
+                return Err(ToolError::RespondToModel(not_denied_text()));
+            }
+            policy = None;
+        }
+        run(&args.command, &workdir, &limit, policy, ctx).await
     }
+}
+
+/// The sandbox policy of a shell call: read-only in plan mode and for read-only delegated
+/// runs (whose parent was in plan mode or whose agent only reads), `[sandbox] mode`
+/// otherwise. `Err` when the command must not run at all.
+pub fn sandbox_policy(ctx: &ToolContext) -> Result<Option<Policy>, String> {
+    let settings = &ctx.config().sandbox;
+    let plan_mode = lock(&ctx.shared.plan_mode).active;
+    if plan_mode || ctx.shared.delegation.read_only {
+        return settings
+            .read_only_available()
+            .map(|()| Some(Policy::ReadOnly))
+            .map_err(|why| format!("The shell is not available here: it runs only under the read-only sandbox, which cannot be used: {why}."));
+    }
+    settings.outside_plan_mode()
+}
+
+/// The approval request for re-running a blocked command without the sandbox: asked every
+/// time, under every policy, never for the session.
+fn escalation(
+    args: &ShellArgs,
+    workdir: PathBuf,
+    shown: Option<&str>,
+    policy: Option<Policy>,
+    ctx: &ToolContext,
+) -> Result<ApprovalRequest, ToolError> {
+    if policy == Some(Policy::ReadOnly) {
+        return Err(ToolError::RespondToModel(
+            "In plan mode (and in read-only runs) commands run only inside the read-only sandbox; `unsandboxed` is not available. Plan the change instead.".into(),
+        ));
+    }
+    let Some(touched) = lock(&ctx.shared.sandbox_denials)
+        .get(&denial_key(&args.command))
+        .cloned()
+    else {
+        return Err(ToolError::RespondToModel(not_denied_text()));
+    };
+    if ctx.shared.settings().approval_policy == ApprovalPolicy::Never {
+        return Err(ToolError::RespondToModel(
+            "The sandbox blocked this command, and with --approval never nobody is asked, so it cannot be re-run without the sandbox. Work inside the workspace instead; the user can set [sandbox] mode = \"off\" to run commands without the sandbox.".into(),
+        ));
+    }
+    Ok(ApprovalRequest {
+        description: format!("{} WITHOUT the sandbox", sentence(&args.command, shown)),
+        session: SessionScope::none(),
+        known_safe: false,
+        protected: Some(format!(
+            "The sandbox blocked this command: {touched}. Approving runs it once more without the sandbox, with your full rights."
+        )),
+        kind: ApprovalKind::Exec {
+            command: args.command.clone(),
+            cwd: workdir,
+        },
+    })
+}
+
+fn not_denied_text() -> String {
+    "`unsandboxed` only re-runs a command the sandbox has just blocked in this session; run the command normally first (it runs inside the sandbox).".into()
+}
+
+/// How a denied command is remembered: whitespace-normalised, as the user sees it.
+fn denial_key(command: &str) -> String {
+    command.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// A call's timeout: what the model asked for, within the user's cap.
@@ -272,10 +366,34 @@ async fn run(
     command: &str,
     workdir: &Path,
     limit: &TimeLimit,
+    policy: Option<Policy>,
     ctx: &ToolContext,
 ) -> Result<String, ToolError> {
     let started = Instant::now();
-    let (program, via) = launcher::command(command, ctx.config().shell.login);
+    // The private temporary directory lives as long as this call: removed when it drops.
+    let tmp = match policy {
+        Some(_) => Some(
+            tempfile::Builder::new()
+                .prefix("cairn-sandbox-")
+                .tempdir()
+                .map_err(|e| ToolError::RespondToModel(format!("Could not create the command's temporary directory: {e}. Check that the system temporary directory is writable.")))?,
+        ),
+        None => None,
+    };
+    let spec = policy.zip(tmp.as_ref()).map(|(policy, tmp)| {
+        Spec::new(
+            policy,
+            &ctx.cwd,
+            &ctx.config().cairn_home,
+            tmp.path(),
+            ctx.config().sandbox.network,
+        )
+    });
+    let (mut program, via) = launcher::command(command, ctx.config().shell.login, spec.as_ref())
+        .map_err(ToolError::RespondToModel)?;
+    if let Some(tmp) = &tmp {
+        program.env("TMPDIR", tmp.path());
+    }
     let mut child = Command::from(program)
         .current_dir(workdir)
         .stdout(Stdio::piped())
@@ -321,7 +439,13 @@ async fn run(
         }
     }
     let elapsed = started.elapsed();
-    let output = render_output(&stdout, &stderr);
+    let mut output = render_output(&stdout, &stderr);
+    if let Some(spec) = &spec
+        && let Some(blocked) = denial::find(&lock(&stderr).render())
+    {
+        output.push_str(&denial_note(spec, &blocked));
+        lock(&ctx.shared.sandbox_denials).insert(denial_key(command), blocked.what());
+    }
     let note = limit.note();
     match ending {
         Ending::Exited(status) => Ok(format!(
@@ -343,6 +467,21 @@ async fn run(
             seconds(elapsed)
         ))),
     }
+}
+
+/// What the model reads after a command the sandbox seems to have blocked.
+fn denial_note(spec: &Spec, blocked: &denial::Denial) -> String {
+    let next = match spec.policy {
+        Policy::ReadOnly => "Plan mode only reads: leave this step to the plan.",
+        Policy::WorkspaceWrite => {
+            "If the command must do this, call shell again with the same command and \"unsandboxed\": true; the user will be asked to approve running it without the sandbox."
+        }
+    };
+    format!(
+        "\nSandbox: this command ran in cairn's {}, and it seems to have been blocked: {}. {next}",
+        spec.summary(),
+        blocked.what()
+    )
 }
 
 /// Read a pipe to its end into `capture`, in a task of its own so the pipes never fill up

@@ -62,6 +62,14 @@ pub(super) fn serve(request: Result<Request, String>) -> i32 {
         Ok(signals) => signals,
         Err(err) => return fail(&format!("could not watch signals: {err}"), 126),
     };
+    // After the signal set-up (which needs nothing the sandbox forbids), before bash: every
+    // process of the command starts inside it, and a sandbox that cannot be applied means
+    // nothing runs.
+    if let Some(spec) = &request.sandbox
+        && let Err(err) = crate::sandbox::enforce::apply(spec)
+    {
+        return fail(&format!("the sandbox could not be applied: {err}"), 126);
+    }
     let bash = match launcher::bash(&request.command, request.login).spawn() {
         Ok(child) => Pid::from_raw(child.id() as i32),
         Err(err) => return fail(&format!("Could not start bash: {err}"), 127),
