@@ -343,14 +343,15 @@ async fn plan_mode_review_enter_approves_and_badge_returns_to_normal() {
         json!({"path": plan_path, "content": plan}),
     ));
     server.push(call("x", "exit_plan_mode", json!({})));
+    // The footer is the review's last row: once it is on screen, the whole frame is.
     let review = tui
-        .wait_for_text(&format!("Plan Review - {file_name}"))
+        .wait_for_text("[Enter] Approve  [Esc] Reject  [↑↓] Scroll  [e] Edit  [f] Feedback")
         .await;
-    assert!(review.contains("Rename a to b"), "{review}");
     assert!(
-        review.contains("[Enter] Approve  [Esc] Reject  [↑↓] Scroll  [e] Edit  [f] Feedback"),
+        review.contains(&format!("Plan Review - {file_name}")),
         "{review}"
     );
+    assert!(review.contains("Rename a to b"), "{review}");
     assert!(
         !review.contains("40. Step 40"),
         "long plan starts at the top"
