@@ -11,6 +11,7 @@ pub mod bottom;
 pub mod delegate;
 mod editor;
 pub mod frame;
+mod hangup;
 pub mod history;
 pub mod markdown;
 pub mod mcp;
@@ -120,6 +121,9 @@ pub async fn run(config: Config, launch: Launch) -> io::Result<Exit> {
     } = launch;
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sighup = signal(SignalKind::hangup())?;
+    let mut hangup = hangup::watch();
+    // A oneshot must not be polled again once it has answered.
+    let mut hangup_watched = true;
     let mut guard = tui::TerminalGuard::enter()?;
     let size = guard.terminal.size()?;
     let (tx, mut app_rx) = AppEventSender::channel();
@@ -236,6 +240,14 @@ pub async fn run(config: Config, launch: Launch) -> io::Result<Exit> {
             }
             _ = sigterm.recv() => break Ok(()),
             _ = sighup.recv() => break Ok(()),
+            answer = &mut hangup, if hangup_watched => {
+                hangup_watched = false;
+                match answer {
+                    Ok(()) => break Ok(()),
+                    // The watcher could not run: carry on without it.
+                    Err(_) => false,
+                }
+            }
         };
         if redraw {
             frames.schedule_frame();
