@@ -300,7 +300,11 @@ fn activity_of(msg: &EventMsg, current: &Activity) -> Option<Activity> {
             let text = if description.is_empty() {
                 name.clone()
             } else {
-                description.clone()
+                // The call is under way: "Reading src/a.rs", not the approval's "Would read".
+                cairn_protocol::tense::tool_sentence(
+                    description,
+                    cairn_protocol::tense::Tense::Progressive,
+                )
             };
             Some(Activity::Tool(text))
         }
