@@ -7,6 +7,7 @@
 mod describe;
 mod detect;
 pub mod mcp;
+mod multi_agent;
 pub mod providers;
 pub mod web;
 
@@ -16,6 +17,8 @@ pub use crate::model_family::{EditTools, ModelFamily};
 use cairn_protocol::ApprovalPolicy;
 pub use detect::{LocalOllama, describe_provider_choice, probe_ollama};
 pub use mcp::{McpServerConfig, McpServerToml, McpTransport};
+use multi_agent::multi_agent_settings;
+pub use multi_agent::{AgentToml, MultiAgentSettings, MultiAgentToml};
 pub use providers::{ProviderInfo, ProviderToml, WireApi};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -72,73 +75,6 @@ pub struct ShellToml {
     pub max_timeout_ms: Option<u64>,
     /// Run commands in a login shell (`bash -lc`), which reads the user's profile first.
     pub login: Option<bool>,
-}
-
-/// `[multi_agent.agents.<id>]`: an agent defined in config.toml.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AgentToml {
-    /// One line saying what the agent is for (the model reads it to choose).
-    pub description: Option<String>,
-    /// The agent's instructions.
-    pub instructions: Option<String>,
-    /// Model, if not the parent's.
-    pub model: Option<String>,
-    /// Provider, if not the parent's.
-    pub provider: Option<String>,
-    /// Tools it may use (intersected with its parent's); all of the parent's when absent.
-    pub tools: Option<Vec<String>>,
-    /// Only read-only tools.
-    pub read_only: Option<bool>,
-}
-
-/// `[multi_agent]` table.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MultiAgentToml {
-    /// `false` removes `delegate_agent` altogether.
-    pub enabled: Option<bool>,
-    /// Delegated runs at once across the whole session tree (default 5).
-    pub max_concurrent_delegates: Option<usize>,
-    /// How deep delegation may nest (default 2: the session's agents may delegate once more).
-    pub max_depth: Option<usize>,
-    /// Longest a delegated run may take, in milliseconds (default 600000).
-    pub run_timeout_ms: Option<u64>,
-    /// Most model round trips of one delegated run (default 50).
-    pub max_turns: Option<usize>,
-    /// Agents defined here.
-    #[serde(default)]
-    pub agents: BTreeMap<String, AgentToml>,
-}
-
-/// Delegation settings in force.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MultiAgentSettings {
-    /// `delegate_agent` may be offered.
-    pub enabled: bool,
-    /// Delegated runs at once.
-    pub max_concurrent: usize,
-    /// Nesting limit.
-    pub max_depth: usize,
-    /// Per-run time limit.
-    pub run_timeout: std::time::Duration,
-    /// Per-run round-trip limit.
-    pub max_turns: usize,
-    /// Agents from config.toml.
-    pub agents: BTreeMap<String, AgentToml>,
-}
-
-impl Default for MultiAgentSettings {
-    fn default() -> Self {
-        Self {
-            enabled: true,
-            max_concurrent: 5,
-            max_depth: 2,
-            run_timeout: std::time::Duration::from_secs(600),
-            max_turns: 50,
-            agents: BTreeMap::new(),
-        }
-    }
 }
 
 /// `[history] persistence`: whether sessions are logged.
@@ -530,52 +466,6 @@ pub fn cairn_home(overrides: &ConfigOverrides, env: &dyn Fn(&str) -> Option<Stri
         })
         .or_else(|| dirs::home_dir().map(|h| h.join(".cairn")))
         .unwrap_or_else(|| PathBuf::from(".cairn"))
-}
-
-/// `[multi_agent]` checked: limits above zero, agent ids of `[a-z0-9_-]`.
-fn multi_agent_settings(
-    toml: &MultiAgentToml,
-    file: &Path,
-) -> Result<MultiAgentSettings, ConfigError> {
-    let bad = |message: String| ConfigError::File {
-        path: file.to_path_buf(),
-        message,
-    };
-    let defaults = MultiAgentSettings::default();
-    for (key, value) in [
-        (
-            "max_concurrent_delegates",
-            toml.max_concurrent_delegates.map(|v| v as u64),
-        ),
-        ("max_depth", toml.max_depth.map(|v| v as u64)),
-        ("run_timeout_ms", toml.run_timeout_ms),
-        ("max_turns", toml.max_turns.map(|v| v as u64)),
-    ] {
-        if value == Some(0) {
-            return Err(bad(format!(
-                "multi_agent.{key} is 0; give a number above zero"
-            )));
-        }
-    }
-    for id in toml.agents.keys() {
-        if !crate::agents::is_valid_id(id) {
-            return Err(bad(format!(
-                "multi_agent.agents.{id}: agent ids may only use a-z, 0-9, `_` and `-`"
-            )));
-        }
-    }
-    Ok(MultiAgentSettings {
-        enabled: toml.enabled.unwrap_or(true),
-        max_concurrent: toml
-            .max_concurrent_delegates
-            .unwrap_or(defaults.max_concurrent),
-        max_depth: toml.max_depth.unwrap_or(defaults.max_depth),
-        run_timeout: toml
-            .run_timeout_ms
-            .map_or(defaults.run_timeout, std::time::Duration::from_millis),
-        max_turns: toml.max_turns.unwrap_or(defaults.max_turns),
-        agents: toml.agents.clone(),
-    })
 }
 
 /// `~/x` under the home directory, a relative path under `cwd`, an absolute one as it is.
