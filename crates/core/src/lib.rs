@@ -6,6 +6,7 @@ pub mod approval;
 pub mod client;
 pub mod compact;
 pub mod config;
+pub mod file_search;
 pub mod history;
 pub mod logging;
 pub mod mcp;

@@ -22,7 +22,10 @@
 //!
 //! Each POST (any path) takes the next scripted [`MockResponse`]; when none is left the
 //! answer is `500` with `{"error":{"message":"mock: no scripted response left for request N"}}`
-//! (N counts all requests from 1). Other methods get `404` and take nothing from the queue.
+//! (N counts all requests from 1). A `GET` of a path ending in `/models` gets the model list
+//! ([`DEFAULT_MODELS`] unless [`MockServer::set_models`] or [`MockServer::set_models_answer`]
+//! says otherwise; Anthropic's shape when the request carries `anthropic-version`). Other
+//! methods get `404`; neither takes anything from the queue.
 //! Every request is recorded ([`MockServer::requests`]) and checked: tool outputs must
 //! answer a call made earlier in the same request and every call must be answered
 //! (Chat `tool_calls`/`tool_call_id`, Responses `function_call`/`function_call_output` by
@@ -59,6 +62,7 @@
 //! ```
 //!
 //! - `wire`: `"chat"`, `"responses"` or `"anthropic"`; every answer uses that format.
+//! - `models` (optional): the ids `GET /v1/models` lists, e.g. `["gpt-5.1", "qwen3-coder"]`.
 //! - `{"text": S}`: a streamed text answer. `{"tool_calls": [{"id","name","arguments"}]}`:
 //!   streamed tool calls (`arguments` is any JSON, default `{}`). Both take an optional
 //!   `"reasoning"` (reasoning deltas / summary / thinking block before the answer).
@@ -73,12 +77,14 @@
 pub mod anthropic;
 pub mod chat;
 mod checks;
+mod models;
 mod record;
 mod response;
 pub mod responses;
 pub mod script;
 mod server;
 
+pub use models::DEFAULT_MODELS;
 pub use record::RecordedRequest;
 pub use response::{Chunk, Fault, Gate, MockResponse, SseEvent};
 pub use script::{Script, ScriptError, Wire};

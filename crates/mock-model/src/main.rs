@@ -82,6 +82,9 @@ async fn serve(script: Script, port: u16) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Some(models) = script.models {
+        server.set_models(models);
+    }
     let mut stdout = std::io::stdout();
     if writeln!(stdout, "READY {}", server.base_url())
         .and_then(|()| stdout.flush())

@@ -48,6 +48,8 @@ pub struct Script {
     pub wire: Wire,
     /// The responses in the order requests get them (repeats expanded).
     pub responses: Vec<MockResponse>,
+    /// What `GET /v1/models` lists, when the script says.
+    pub models: Option<Vec<String>>,
 }
 
 /// One tool call of a `tool_calls` item.
@@ -90,7 +92,26 @@ impl Script {
             .ok_or_else(|| invalid("responses", "expected an array of response items"))?;
         let mut responses = Vec::new();
         expand(wire, items, "responses", "", &mut responses)?;
-        Ok(Script { wire, responses })
+        let models = match root.get("models") {
+            None => None,
+            Some(Value::Array(ids)) => Some(
+                ids.iter()
+                    .map(|id| id.as_str().map(str::to_string))
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| invalid("models", "expected an array of model ids (strings)"))?,
+            ),
+            Some(_) => {
+                return Err(invalid(
+                    "models",
+                    "expected an array of model ids (strings)",
+                ));
+            }
+        };
+        Ok(Script {
+            wire,
+            responses,
+            models,
+        })
     }
 }
 
@@ -320,6 +341,14 @@ mod tests {
         assert!(body("responses", 1).contains("\"call_id\":\"c\""));
         assert!(body("anthropic", 0).contains("\"thinking_delta\""));
         assert!(body("anthropic", 1).contains("\"stop_reason\":\"tool_use\""));
+    }
+
+    #[test]
+    fn models_are_a_list_of_ids() {
+        let script = Script::parse(r#"{"wire":"chat","responses":[],"models":["a","b"]}"#).unwrap();
+        assert_eq!(script.models, Some(vec!["a".to_string(), "b".to_string()]));
+        let err = Script::parse(r#"{"wire":"chat","responses":[],"models":[1]}"#).unwrap_err();
+        assert!(err.to_string().contains("models"), "{err}");
     }
 
     #[test]

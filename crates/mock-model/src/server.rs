@@ -2,6 +2,7 @@
 //! answers each POST with the next scripted response, streaming it chunk by chunk.
 
 use crate::checks::check_request;
+use crate::models::{self, DEFAULT_MODELS};
 use crate::record::RecordedRequest;
 use crate::response::{Chunk, Fault, MockResponse};
 use bytes::Bytes;
@@ -33,6 +34,10 @@ struct State {
     queue: VecDeque<MockResponse>,
     requests: Vec<RecordedRequest>,
     violations: Vec<String>,
+    /// What `GET …/models` lists.
+    models: Vec<String>,
+    /// Answers `GET …/models` instead of the list, every time (a 401, say).
+    models_answer: Option<MockResponse>,
 }
 
 struct Inner {
@@ -75,6 +80,7 @@ impl MockServer {
         let state: Shared = Arc::new(Inner {
             state: Mutex::new(State {
                 queue: responses.into(),
+                models: DEFAULT_MODELS.iter().map(|m| m.to_string()).collect(),
                 ..State::default()
             }),
             recorded: watch::Sender::new(0),
@@ -105,6 +111,19 @@ impl MockServer {
     /// Appends a response to the queue.
     pub fn push(&self, response: MockResponse) {
         lock(&self.state).queue.push_back(response);
+    }
+
+    /// Sets what `GET …/models` lists (by default [`DEFAULT_MODELS`]); these requests take
+    /// nothing from the response queue.
+    pub fn set_models<S: Into<String>>(&self, ids: impl IntoIterator<Item = S>) {
+        let mut state = lock(&self.state);
+        state.models = ids.into_iter().map(Into::into).collect();
+        state.models_answer = None;
+    }
+
+    /// Answers every `GET …/models` with `response` instead of the list (a `401`, a stall).
+    pub fn set_models_answer(&self, response: MockResponse) {
+        lock(&self.state).models_answer = Some(response);
     }
 
     /// How many scripted responses have not been used yet.
@@ -234,7 +253,13 @@ async fn handle(
             body,
         });
         shared.recorded.send_replace(state.requests.len());
-        if !is_post {
+        if parts.method == hyper::Method::GET && path.ends_with("/models") {
+            let anthropic = parts.headers.contains_key("anthropic-version");
+            state
+                .models_answer
+                .clone()
+                .unwrap_or_else(|| models::list(&state.models, anthropic))
+        } else if !is_post {
             return Ok(plain_error(
                 404,
                 &format!(
@@ -242,14 +267,15 @@ async fn handle(
                     parts.method
                 ),
             ));
-        }
-        match state.queue.pop_front() {
-            Some(response) => response,
-            None => {
-                return Ok(plain_error(
-                    500,
-                    &format!("mock: no scripted response left for request {number}"),
-                ));
+        } else {
+            match state.queue.pop_front() {
+                Some(response) => response,
+                None => {
+                    return Ok(plain_error(
+                        500,
+                        &format!("mock: no scripted response left for request {number}"),
+                    ));
+                }
             }
         }
     };

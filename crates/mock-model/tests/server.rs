@@ -221,10 +221,42 @@ async fn keep_alive_connection_is_reused_across_requests() {
 #[tokio::test]
 async fn get_is_recorded_but_takes_no_scripted_response() {
     let server = MockServer::start(vec![MockResponse::sse(chat::text("a"))]).await;
-    let response = client().get(server.url("/v1/models")).send().await.unwrap();
+    let response = client().get(server.url("/v1/other")).send().await.unwrap();
     assert_eq!(response.status(), 404);
     assert_eq!(server.remaining(), 1);
     assert_eq!(server.requests()[0].method, "GET");
+}
+
+#[tokio::test]
+async fn get_models_lists_the_models_in_the_shape_of_the_asking_api() {
+    let server = MockServer::start(vec![MockResponse::sse(chat::text("a"))]).await;
+    let list = |anthropic: bool| {
+        let mut request = client().get(server.url("/v1/models"));
+        if anthropic {
+            request = request.header("anthropic-version", "2023-06-01");
+        }
+        async move {
+            let response = request.send().await.unwrap();
+            assert_eq!(response.status(), 200);
+            serde_json::from_slice::<Value>(&response.bytes().await.unwrap()).unwrap()
+        }
+    };
+    let openai = list(false).await;
+    assert_eq!(openai["object"], "list");
+    assert_eq!(openai["data"][0]["id"], cairn_mock_model::DEFAULT_MODELS[0]);
+    server.set_models(["claude-haiku-4-5"]);
+    let anthropic = list(true).await;
+    assert_eq!(anthropic["data"][0]["id"], "claude-haiku-4-5");
+    assert_eq!(anthropic["data"][0]["display_name"], "Claude Haiku 4 5");
+    assert_eq!(anthropic["has_more"], false);
+    // Listing takes nothing from the queue.
+    assert_eq!(server.remaining(), 1);
+    server.set_models_answer(MockResponse::error(
+        401,
+        r#"{"error":{"message":"bad key"}}"#,
+    ));
+    let refused = client().get(server.url("/v1/models")).send().await.unwrap();
+    assert_eq!(refused.status(), 401);
 }
 
 fn orphan_tool_output_request() -> Value {

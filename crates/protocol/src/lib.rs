@@ -9,10 +9,12 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 pub mod mcp;
+pub mod models;
 pub mod plan;
 pub mod tense;
 
 pub use mcp::{McpServerState, McpServerStatus, McpToolStatus};
+pub use models::ModelInfo;
 pub use plan::{
     CompletionStatus, Plan, PlanCompletion, PlanItem, PlanStatus, PlanStep, PlanStepStatus,
     StepStatus, UpdatePlanArgs,
@@ -75,6 +77,9 @@ pub enum Op {
     },
     /// Ask for the MCP servers' status; answered with [`EventMsg::McpServers`] (`/mcp`).
     ListMcpServers,
+    /// Ask which models the current provider offers; answered with
+    /// [`EventMsg::ModelsListed`] (`/model` without a name). Served while a task runs too.
+    ListModels,
     /// Enter (`active: true`) or leave plan mode. Only a user can send this.
     SetPlanMode {
         /// Whether plan mode should be on.
@@ -87,6 +92,18 @@ pub enum Op {
         /// Optional message to the model (mostly with a rejection).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         feedback: Option<String>,
+    },
+    /// Put the plan file to the user again (`/plan review`), e.g. after an interrupt closed
+    /// the review. Answered with [`EventMsg::PlanModeExitRequest`], or an error when plan mode
+    /// is off, a turn is running or the plan file is missing. The user's
+    /// [`Op::PlanModeApproval`] then starts a task that tells the model the decision.
+    ReviewPlan,
+    /// A shell command the user typed (`!cmd`). It runs as a `shell` tool call through plan
+    /// mode, the approval policy and the sandbox, as a model's call would; its output is
+    /// added to the conversation for the model's next turn. Starts a task of its own.
+    UserShellCommand {
+        /// The command line, run with `bash -c`.
+        command: String,
     },
     /// The user's answer to an [`EventMsg::PlanApprovalRequest`] (a structured plan under
     /// `[tools] require_plan_approval`).
@@ -477,6 +494,18 @@ pub enum EventMsg {
     McpServers {
         /// Every configured server.
         servers: Vec<McpServerStatus>,
+    },
+    /// The models the current provider offers (the answer to [`Op::ListModels`]).
+    ModelsListed {
+        /// The model the session uses now.
+        current: String,
+        /// The current model first, then the session's recently used models, the configured
+        /// ones (config.toml, agents) and the server's list, each id once. When the server
+        /// could not be asked, only the models known locally.
+        models: Vec<ModelInfo>,
+        /// Why the server's list is missing, in words a user can act on.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
     },
     /// The session ended after [`Op::Shutdown`].
     ShutdownComplete,

@@ -3,9 +3,11 @@
 
 use crate::agents::AgentsListing;
 use crate::slash::SlashCommand;
+use cairn_core::file_search::FileIndex;
 use cairn_core::rollout::listing::SessionSummary;
 use cairn_protocol::Op;
 use std::path::PathBuf;
+use std::sync::Arc;
 use tokio::sync::mpsc;
 
 /// Something a view asks the app to do.
@@ -43,6 +45,13 @@ pub enum AppEvent {
     PickerDismissed,
     /// The agents for /agents, loaded off the event loop.
     AgentsListed(AgentsListing),
+    /// The workspace's files for the `@` popup, listed off the event loop.
+    FilesListed {
+        /// The root they were listed in (a result for an older session's root is dropped).
+        root: PathBuf,
+        /// The paths, ready to search.
+        index: Arc<FileIndex>,
+    },
 }
 
 /// Cloneable sender of [`AppEvent`]s.

@@ -10,6 +10,7 @@ pub mod app_event;
 pub mod bottom;
 pub mod delegate;
 mod editor;
+mod files;
 pub mod frame;
 mod hangup;
 pub mod history;
@@ -173,6 +174,7 @@ pub async fn run(config: Config, launch: Launch) -> io::Result<Exit> {
                 }
                 Request::ListSessions => sessions::list(&config, &tx),
                 Request::ListAgents { cwd } => agents::list(&config, cwd, &tx),
+                Request::ListFiles { root } => files::list(&config, root, &tx),
                 Request::ResumeSession { path, cwd } => {
                     sessions::open(&config, path, cwd, opened_tx.clone());
                 }

@@ -31,6 +31,11 @@ pub struct PasteBurst {
 }
 
 impl PasteBurst {
+    /// True while the latest keys came as a burst (a paste), not from fingers.
+    pub fn in_burst(&self) -> bool {
+        self.run >= MIN_BURST_CHARS
+    }
+
     /// Classify `key`, which arrived at `now`.
     pub fn on_key(&mut self, key: &KeyEvent, now: Instant) -> BurstKey {
         let plain = !key

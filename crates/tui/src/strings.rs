@@ -32,6 +32,14 @@ pub const PLAN_REJECTED: &str = "Plan rejected. Continuing in plan mode.";
 pub const PLAN_MODE_LEFT: &str = "Left plan mode. The plan was not approved; nothing changed.";
 /// `/plan off` outside plan mode.
 pub const NOT_IN_PLAN_MODE: &str = "Not in plan mode.";
+/// `/plan review` outside plan mode.
+pub const NO_PLAN_TO_REVIEW: &str =
+    "Not in plan mode, so no plan is waiting for review. Type /plan to plan a change.";
+/// After an interrupt closed the plan review.
+pub const PLAN_REVIEW_CLOSED: &str =
+    "The plan review closed with the turn. Type /plan review to open it again.";
+/// `!` with no command after it.
+pub const USER_SHELL_USAGE: &str = "Type a shell command after !, for example !git status. It runs under the approval policy, and the model sees its output.";
 /// Shown after Ctrl+C when a second one would quit.
 pub const CTRL_C_AGAIN: &str = "Press Ctrl+C again to quit";
 /// Shown after an interrupted task.
@@ -374,9 +382,44 @@ pub fn compact_count(n: u64) -> String {
     }
 }
 
-/// /model without an argument.
-pub fn model_usage(current: &str) -> String {
-    format!("Current model: {current}. Use /model <name> to switch for the following turns.")
+/// Title of the model picker (/model).
+pub const MODEL_PICKER_TITLE: &str = "Switch model";
+/// The model picker's filter before anything is typed.
+pub const MODEL_PICKER_PLACEHOLDER: &str = "type to filter, or any model name";
+/// Keys of the model picker.
+pub const MODEL_PICKER_FOOTER: &str = "[↑↓] Select  [Enter] Use  [Esc] Close";
+/// The model picker while the core asks the server.
+pub const MODEL_PICKER_LOADING: &str = "Loading models…";
+/// The model picker with nothing to offer (no model known at all).
+pub const MODEL_PICKER_EMPTY: &str = "No models known. Type a model name.";
+/// The mark of the model in use.
+pub const MODEL_PICKER_CURRENT: &str = "● current";
+/// Under the typed text when no listed model matches it.
+pub const MODEL_PICKER_NOT_LISTED: &str = "No listed model matches.";
+
+/// Enter will switch to the typed model name.
+pub fn model_picker_use_typed(typed: &str) -> String {
+    format!("Enter: use '{typed}'")
+}
+
+/// The model picker's line when the server could not list its models.
+pub fn model_picker_error(error: &str) -> String {
+    format!("⚠ {error}")
+}
+
+/// The transcript's note of the same, where the whole sentence can be read.
+pub fn models_not_listed(error: &str) -> String {
+    format!("Could not list the server's models (the picker shows the ones cairn knows): {error}")
+}
+
+/// A context window: "8k", "272k", "1M".
+pub fn context_size(tokens: u64) -> String {
+    if tokens >= 1_000_000 {
+        let m = format!("{:.1}", tokens as f64 / 1_000_000.0);
+        format!("{}M", m.trim_end_matches(".0"))
+    } else {
+        format!("{}k", (tokens + 500) / 1000)
+    }
 }
 
 /// /model with an argument.
@@ -437,6 +480,13 @@ pub const PLAN_PARTLY_COMPLETED: &str = "Plan partly completed";
 pub const PLAN_FAILED: &str = "Plan failed";
 /// Slash popup without matches.
 pub const NO_MATCHING_COMMAND: &str = "  no matching command";
+/// `@` file popup while the workspace's file list is being read.
+pub const FILES_LOADING: &str = "  listing files…";
+
+/// `@` file popup without matches.
+pub fn no_files_match(query: &str) -> String {
+    format!("  no files match '{query}'")
+}
 /// Start of an image's alt text in Markdown.
 pub const IMAGE_OPEN: &str = "[image: ";
 /// First line of /status.

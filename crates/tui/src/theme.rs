@@ -132,6 +132,16 @@ pub fn selected() -> Style {
     Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD)
 }
 
+/// The letters of a path that the `@` file query matched.
+pub fn file_match() -> Style {
+    Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
+}
+
+/// The model picker's mark of the model in use.
+pub fn model_current() -> Style {
+    Style::new().fg(Color::Green)
+}
+
 /// Diff: added line.
 pub fn diff_added() -> Style {
     Style::new().fg(Color::Green)

@@ -77,6 +77,18 @@ impl ModelClient for AnthropicClient {
     fn provider(&self) -> &ProviderInfo {
         &self.provider
     }
+
+    async fn list_models(&self) -> Result<Vec<cairn_protocol::ModelInfo>, ClientError> {
+        // The API pages its list (20 by default); one page of the maximum holds them all.
+        super::models::list(
+            &self.http,
+            &self.provider,
+            Auth::XApiKey,
+            &[("anthropic-version", API_VERSION)],
+            Some("limit=1000"),
+        )
+        .await
+    }
 }
 
 // Typed event shapes; deltas borrow their text.

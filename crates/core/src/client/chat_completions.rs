@@ -55,6 +55,10 @@ impl ModelClient for ChatClient {
     fn provider(&self) -> &ProviderInfo {
         &self.provider
     }
+
+    async fn list_models(&self) -> Result<Vec<cairn_protocol::ModelInfo>, ClientError> {
+        super::models::list(&self.http, &self.provider, Auth::Bearer, &[], None).await
+    }
 }
 
 /// The JSON body for a request.

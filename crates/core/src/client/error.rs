@@ -92,13 +92,7 @@ impl ClientError {
             return Self::ContextLengthExceeded;
         }
         let out_of_quota = lower.contains("insufficient_quota");
-        let key_hint = match &provider.env_key {
-            Some(var) => format!("check that {var} holds a valid key"),
-            None => format!(
-                "this provider has no env_key; set providers.{}.env_key if the server needs a key",
-                provider.id
-            ),
-        };
+        let key_hint = key_hint(provider);
         let message = match status {
             400 => format!("{url} rejected the request (400 Bad Request): {detail}"),
             401 => format!("{url} rejected the API key (401 Unauthorized): {key_hint}"),
@@ -211,6 +205,17 @@ impl ClientError {
             message,
             retryable: true,
         }
+    }
+}
+
+/// What to check when the server refuses the key.
+pub(crate) fn key_hint(provider: &ProviderInfo) -> String {
+    match &provider.env_key {
+        Some(var) => format!("check that {var} holds a valid key"),
+        None => format!(
+            "this provider has no env_key; set providers.{}.env_key if the server needs a key",
+            provider.id
+        ),
     }
 }
 

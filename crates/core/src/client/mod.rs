@@ -7,6 +7,7 @@
 pub mod anthropic;
 pub mod chat_completions;
 pub mod error;
+pub mod models;
 pub mod responses;
 pub mod retry;
 pub mod schema;
@@ -70,6 +71,15 @@ pub trait ModelClient: Send + Sync {
 
     /// The provider this client talks to.
     fn provider(&self) -> &ProviderInfo;
+
+    /// The models the provider's server lists (see [`models`]), with the client's own HTTP
+    /// client and authentication. Clients that cannot ask say so.
+    async fn list_models(&self) -> Result<Vec<cairn_protocol::ModelInfo>, ClientError> {
+        Err(ClientError::Transport {
+            message: "this client cannot list the server's models".to_string(),
+            retryable: false,
+        })
+    }
 }
 
 /// Build the client for the configured provider.
@@ -127,31 +137,11 @@ pub(crate) async fn send(
     defaults: &[(&str, &str)],
     body: String,
 ) -> Result<reqwest::Response, ClientError> {
-    use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+    use reqwest::header::{HeaderMap, HeaderValue};
     let mut headers = HeaderMap::new();
     headers.insert("content-type", HeaderValue::from_static("application/json"));
     headers.insert("accept", HeaderValue::from_static("text/event-stream"));
-    let key = provider.api_key.as_deref().map(|k| match auth {
-        Auth::Bearer => ("authorization", format!("Bearer {k}")),
-        Auth::XApiKey => ("x-api-key", k.to_string()),
-    });
-    let configured = provider
-        .headers
-        .iter()
-        .map(|(n, v)| (n.as_str(), v.as_str()));
-    let key = key.as_ref().map(|(n, v)| (*n, v.as_str()));
-    for (name, value) in defaults.iter().copied().chain(key).chain(configured) {
-        let bad = |what: &str| ClientError::Transport {
-            message: format!(
-                "providers.{}.headers has an invalid header {what} for `{name}`; fix it in config.toml",
-                provider.id
-            ),
-            retryable: false,
-        };
-        let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| bad("name"))?;
-        let value = HeaderValue::from_str(value).map_err(|_| bad("value"))?;
-        headers.insert(name, value);
-    }
+    add_headers(&mut headers, provider, auth, defaults)?;
     let request = http.post(url).headers(headers).body(body).send();
     let response = match tokio::time::timeout(provider.idle_timeout, request).await {
         Ok(result) => result.map_err(|e| ClientError::from_reqwest(provider, url, &e))?,
@@ -173,9 +163,42 @@ pub(crate) async fn send(
     ))
 }
 
+/// Add the wire format's `defaults`, the API key as `auth` sends it, then the provider's
+/// `headers` table, each replacing what `headers` already holds by name.
+pub(crate) fn add_headers(
+    headers: &mut reqwest::header::HeaderMap,
+    provider: &ProviderInfo,
+    auth: Auth,
+    defaults: &[(&str, &str)],
+) -> Result<(), ClientError> {
+    use reqwest::header::{HeaderName, HeaderValue};
+    let key = provider.api_key.as_deref().map(|k| match auth {
+        Auth::Bearer => ("authorization", format!("Bearer {k}")),
+        Auth::XApiKey => ("x-api-key", k.to_string()),
+    });
+    let configured = provider
+        .headers
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_str()));
+    let key = key.as_ref().map(|(n, v)| (*n, v.as_str()));
+    for (name, value) in defaults.iter().copied().chain(key).chain(configured) {
+        let bad = |what: &str| ClientError::Transport {
+            message: format!(
+                "providers.{}.headers has an invalid header {what} for `{name}`; fix it in config.toml",
+                provider.id
+            ),
+            retryable: false,
+        };
+        let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| bad("name"))?;
+        let value = HeaderValue::from_str(value).map_err(|_| bad("value"))?;
+        headers.insert(name, value);
+    }
+    Ok(())
+}
+
 /// The start of an error response's body: enough for the server's message, bounded in size
 /// and time so a huge or stalled error page cannot hold the session.
-async fn error_body(response: reqwest::Response, idle: std::time::Duration) -> String {
+pub(crate) async fn error_body(response: reqwest::Response, idle: std::time::Duration) -> String {
     use futures::StreamExt;
     const LIMIT: usize = 64 * 1024;
     let mut body = Vec::new();

@@ -69,6 +69,10 @@ impl ModelClient for ResponsesClient {
     fn provider(&self) -> &ProviderInfo {
         &self.provider
     }
+
+    async fn list_models(&self) -> Result<Vec<cairn_protocol::ModelInfo>, ClientError> {
+        super::models::list(&self.http, &self.provider, Auth::Bearer, &[], None).await
+    }
 }
 
 /// Models that reject reasoning parameters (`include: reasoning.encrypted_content` is an

@@ -66,6 +66,21 @@ impl Connection {
         self.service.is_closed() || self.service.is_transport_closed()
     }
 
+    /// True when a call failed with `error` because the server is gone. A stdio server
+    /// killed mid-session can fail the next call (its stdin is a broken pipe) a moment
+    /// before rmcp has read the end of its output and closed the service, so `is_closed`
+    /// alone would call a dead server's failure a refusal.
+    pub fn is_gone(&self, error: &ServiceError) -> bool {
+        match error {
+            ServiceError::TransportClosed => true,
+            // Writing to a stdio server fails only when it no longer reads; an HTTP request
+            // can fail for reasons that pass (a proxy, a restart), so only a closed
+            // connection counts there.
+            ServiceError::TransportSend(_) => self.process_group.is_some(),
+            _ => self.is_closed(),
+        }
+    }
+
     /// The last lines the server wrote to stderr, for error messages.
     pub fn stderr_tail(&self) -> Option<String> {
         self.stderr.text()
@@ -252,13 +267,31 @@ async fn start(
                 config = config.auth_header(token.clone());
             }
             let transport = StreamableHttpClientTransport::from_config(config);
-            let service = client_info()
-                .serve(transport)
-                .await
-                .map_err(|e| format!("could not initialise the MCP session at {url}: {e}"))?;
+            let service = client_info().serve(transport).await.map_err(|e| {
+                // rmcp's outer wording names its own generic types
+                // ("WorkerTransport<StreamableHttpClientWorker<...>>"); the innermost cause
+                // is the part a user can read.
+                let cause = match &e {
+                    ClientInitializeError::TransportError { error, .. } => innermost(error),
+                    e => innermost(e),
+                };
+                format!(
+                    "could not initialise an MCP session at {url}: {cause}; check that the server is running and that `url` in [mcp_servers.{}] is its streamable HTTP endpoint",
+                    server.name
+                )
+            })?;
             Ok((service, None))
         }
     }
+}
+
+/// The text of the last error in `error`'s chain of sources.
+fn innermost(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut cause = error;
+    while let Some(source) = cause.source() {
+        cause = source;
+    }
+    cause.to_string()
 }
 
 /// rustls needs a process-wide crypto provider; cairn uses ring, as the model clients do.

@@ -222,6 +222,23 @@ impl McpManager {
             })
     }
 
+    /// Why `name`, the exposed name of a tool of a server that is not ready, cannot be
+    /// called. A server that died between turns no longer offers its tools, but the model
+    /// saw them earlier in the conversation: a call it makes anyway should learn that the
+    /// server stopped, not that the tool never existed.
+    pub fn unavailable(&self, name: &str) -> Option<String> {
+        // Server names never contain `__`, so the first one after `mcp__` ends the name.
+        let (server_name, _) = name.strip_prefix(naming::PREFIX)?.split_once("__")?;
+        let server = self.servers.iter().find(|s| s.config.name == server_name)?;
+        let why = match &*lock(&server.state) {
+            State::Ready { .. } => return None,
+            State::Failed(error) => error.clone(),
+            State::Disabled => "it is disabled: `enabled = false`".to_string(),
+            State::Starting => "it is still starting".to_string(),
+        };
+        Some(unavailable_text(server_name, &why))
+    }
+
     /// True when `name` is an MCP tool the user configured read-only.
     pub fn is_read_only(&self, name: &str) -> bool {
         self.tool(name).is_some_and(|t| t.read_only)
@@ -308,7 +325,7 @@ impl McpManager {
                     Ok(text)
                 }
             }
-            Ok(Err(_)) if connection.is_closed() => {
+            Ok(Err(error)) if connection.is_gone(&error) => {
                 Err(self.mark_stopped(entry.server, &connection))
             }
             Ok(Err(error)) => failed(format!(
@@ -340,7 +357,11 @@ fn stopped(connection: &Connection) -> String {
 }
 
 fn unavailable(server: &str, why: &str) -> ToolError {
-    ToolError::RespondToModel(format!(
+    ToolError::RespondToModel(unavailable_text(server, why))
+}
+
+fn unavailable_text(server: &str, why: &str) -> String {
+    format!(
         "The MCP server '{server}' is not available ({why}); its tools cannot be used in this session. Continue without them."
-    ))
+    )
 }

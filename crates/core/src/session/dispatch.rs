@@ -257,6 +257,15 @@ async fn execute(
     super::delegate::check_call(&ctx.shared.delegation, &call.name, mcp_read_only)
         .map_err(respond)?;
     let Some(handler) = registry.handler(&call.name) else {
+        // A tool of an MCP server that stopped: the model saw it earlier, so say why it is gone.
+        if let Some(why) = ctx
+            .shared
+            .mcp
+            .as_ref()
+            .and_then(|m| m.unavailable(&call.name))
+        {
+            return Err(respond(why));
+        }
         return Err(respond(format!(
             "Unknown tool '{}'. Available tools: {}.",
             call.name,

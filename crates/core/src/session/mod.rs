@@ -6,8 +6,11 @@
 
 pub(crate) mod delegate;
 mod dispatch;
+mod models;
+mod plan_review;
 pub mod shared;
 mod task;
+mod user_shell;
 
 use crate::client::client_for;
 use crate::config::{Config, HistoryPersistence, NO_PROVIDER_GUIDANCE};
@@ -352,6 +355,9 @@ async fn submission_loop(
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<TaskEnd>();
     let mut running: Option<RunningTask> = None;
     let mut queued: VecDeque<(String, TaskInput)> = VecDeque::new();
+    // A review the user reopened with `/plan review`: no call waits for it, so its decision
+    // starts a task of its own.
+    let mut reopened: Option<plan_review::ReopenedReview> = None;
 
     loop {
         tokio::select! {
@@ -392,6 +398,21 @@ async fn submission_loop(
                             running = Some(start_task(&shared, &registry, &events, &done_tx, id, input));
                         }
                     }
+                    Op::UserShellCommand { command } => {
+                        let input = TaskInput::UserShell(command);
+                        if running.is_some() {
+                            queued.push_back((id, input));
+                        } else {
+                            running = Some(start_task(&shared, &registry, &events, &done_tx, id, input));
+                        }
+                    }
+                    Op::ReviewPlan => match plan_review::reopen(&shared, running.is_some()) {
+                        Ok((review, request)) => {
+                            reopened = Some(review);
+                            events.send(&id, request);
+                        }
+                        Err(message) => events.send(&id, EventMsg::Error { message }),
+                    },
                     Op::Compact { focus } => {
                         let input = TaskInput::Compact(focus);
                         if running.is_some() {
@@ -421,10 +442,20 @@ async fn submission_loop(
                         shared.replies.resolve(&ReplyKey::Call(call_id), Reply::Answers(answers));
                     }
                     Op::PlanModeApproval { approved, feedback } => {
-                        let delivered = shared
-                            .replies
-                            .resolve(&ReplyKey::PlanApproval, Reply::PlanDecision { approved, feedback });
-                        if !delivered {
+                        let delivered = shared.replies.resolve(
+                            &ReplyKey::PlanApproval,
+                            Reply::PlanDecision { approved, feedback: feedback.clone() },
+                        );
+                        if delivered {
+                            reopened = None;
+                        } else if let Some(review) = reopened.take() {
+                            let input = TaskInput::PlanDecision { review, approved, feedback };
+                            if running.is_some() {
+                                queued.push_back((id, input));
+                            } else {
+                                running = Some(start_task(&shared, &registry, &events, &done_tx, id, input));
+                            }
+                        } else {
                             events.send(&id, EventMsg::Error {
                                 message: "No plan is waiting for approval.".to_string(),
                             });
@@ -444,13 +475,22 @@ async fn submission_loop(
                         let servers = shared.mcp.as_ref().map(|m| m.status()).unwrap_or_default();
                         events.unlogged().send(&id, EventMsg::McpServers { servers });
                     }
+                    Op::ListModels => {
+                        models::spawn_listing(shared.clone(), events.clone(), id);
+                    }
                     Op::SetPlanMode { active } => {
+                        // Leaving (or entering) plan mode answers a reopened review: no plan
+                        // is approved behind the user's back later.
+                        reopened = None;
                         set_plan_mode(&shared, &events, &id, active, running.is_some());
                     }
                     Op::OverrideTurnContext { model, approval_policy } => {
                         let mut settings = lock(&shared.settings);
-                        if let Some(model) = model {
-                            settings.model = model;
+                        if let Some(model) = model
+                            && model != settings.model
+                        {
+                            let previous = std::mem::replace(&mut settings.model, model);
+                            models::remember(&shared, previous);
                         }
                         if let Some(policy) = approval_policy {
                             settings.approval_policy = policy;

@@ -75,6 +75,13 @@ impl Replies {
         }
     }
 
+    /// Whether something waits for `key`.
+    pub fn is_waiting(&self, key: &ReplyKey) -> bool {
+        lock(&self.waiting)
+            .get(key)
+            .is_some_and(|tx| !tx.is_closed())
+    }
+
     /// Forget everything waiting (the task ended).
     pub fn clear(&self) {
         lock(&self.waiting).clear();
@@ -142,6 +149,9 @@ pub struct SessionShared {
     pub sandbox_denials: Mutex<HashMap<String, String>>,
     /// The MCP servers, when any are configured (shared with delegated runs).
     pub mcp: Option<Arc<crate::mcp::McpManager>>,
+    /// Models this session used before switching away from them, latest first (offered by
+    /// `list_models`).
+    pub recent_models: Mutex<Vec<String>>,
 }
 
 /// A session's place in the delegation tree: the agents it may delegate to, how deep it is,
@@ -238,6 +248,7 @@ impl SessionShared {
             delegation: Delegation::root(&config),
             sandbox_denials: Mutex::new(HashMap::new()),
             mcp: None,
+            recent_models: Mutex::new(Vec::new()),
             config,
         }
     }

@@ -51,6 +51,17 @@ pub(super) enum TaskInput {
     User(String),
     /// `/compact [focus]`.
     Compact(Option<String>),
+    /// `!cmd`: a shell command the user typed.
+    UserShell(String),
+    /// The user's decision on a review reopened with `/plan review`.
+    PlanDecision {
+        /// The review the decision answers.
+        review: super::plan_review::ReopenedReview,
+        /// Approved or sent back.
+        approved: bool,
+        /// The user's message to the model.
+        feedback: Option<String>,
+    },
 }
 
 /// Why a stream produced no response.
@@ -67,21 +78,30 @@ impl From<Stop> for StreamFailure {
 }
 
 impl Task {
-    fn emit(&self, msg: EventMsg) {
+    pub(super) fn emit(&self, msg: EventMsg) {
         self.events.send(&self.sub_id, msg);
     }
 
     /// Run the task; returns its terminal event, which the submission loop emits.
     pub async fn run(mut self, input: TaskInput) -> EventMsg {
         self.emit(EventMsg::TaskStarted);
-        if self.shared.model_client().await.is_none() {
-            return EventMsg::Error {
-                message: NO_PROVIDER_GUIDANCE.to_string(),
-            };
-        }
-        let text = match input {
-            TaskInput::User(text) => text,
+        // What the model is told, and whether the user typed it (shown as their message).
+        let (text, typed) = match input {
+            TaskInput::User(text) => (text, true),
+            // The user's own command needs no model.
+            TaskInput::UserShell(command) => return self.run_user_shell(&command).await,
+            // The decision holds even if no model can be told about it yet.
+            TaskInput::PlanDecision {
+                review,
+                approved,
+                feedback,
+            } => (self.apply_plan_decision(review, approved, feedback), false),
             TaskInput::Compact(focus) => {
+                if self.shared.model_client().await.is_none() {
+                    return EventMsg::Error {
+                        message: NO_PROVIDER_GUIDANCE.to_string(),
+                    };
+                }
                 return match self.compact(focus.as_deref()).await {
                     Ok(()) => EventMsg::TaskComplete {
                         last_agent_message: None,
@@ -91,7 +111,14 @@ impl Task {
                 };
             }
         };
-        self.emit(EventMsg::UserMessage { text: text.clone() });
+        if self.shared.model_client().await.is_none() {
+            return EventMsg::Error {
+                message: NO_PROVIDER_GUIDANCE.to_string(),
+            };
+        }
+        if typed {
+            self.emit(EventMsg::UserMessage { text: text.clone() });
+        }
         self.shared.turns.fetch_add(1, Ordering::Relaxed);
         self.push_reentry_reminder();
         lock(&self.shared.history).push(ResponseItem::user(text));
@@ -509,7 +536,7 @@ impl Task {
         Ok(())
     }
 
-    fn context_for(&self, call: &ToolCall) -> ToolContext {
+    pub(super) fn context_for(&self, call: &ToolCall) -> ToolContext {
         ToolContext {
             sub_id: self.sub_id.clone(),
             call_id: call.call_id.clone(),

@@ -181,6 +181,11 @@ pub async fn fetch(
         url = next;
     };
     let status = response.status();
+    let charset = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(charset_param);
     let content_type = response
         .headers()
         .get(CONTENT_TYPE)
@@ -247,7 +252,7 @@ pub async fn fetch(
             "{url} is {shown_type}, binary content; web_fetch returns text only (HTML, Markdown, JSON, plain text)."
         ));
     }
-    let raw = String::from_utf8_lossy(&body).into_owned();
+    let raw = decode(&body, charset.as_deref(), kind == Kind::Html);
     drop(body);
     let text = if kind == Kind::Html {
         tokio::task::spawn_blocking(move || html::to_markdown(&raw))
@@ -339,6 +344,42 @@ fn kind_of(content_type: &str) -> Kind {
                 | "application/x-ndjson"
         );
     if texty { Kind::Text } else { Kind::Binary }
+}
+
+/// The `charset` parameter of a Content-Type header value.
+fn charset_param(value: &str) -> Option<String> {
+    value.split(';').skip(1).find_map(|param| {
+        let (key, value) = param.split_once('=')?;
+        key.trim()
+            .eq_ignore_ascii_case("charset")
+            .then(|| value.trim().trim_matches(['"', '\'']).to_string())
+    })
+}
+
+/// The body as text, in the encoding the server declared: a byte-order mark first, then the
+/// header's charset, then (for HTML) a `<meta>` charset near the top, else UTF-8. Bytes
+/// invalid in that encoding become U+FFFD rather than failing the fetch.
+fn decode(body: &[u8], header_charset: Option<&str>, html: bool) -> String {
+    let declared = header_charset
+        .and_then(|label| encoding_rs::Encoding::for_label(label.as_bytes()))
+        .or_else(|| html.then(|| meta_charset(body)).flatten())
+        .unwrap_or(encoding_rs::UTF_8);
+    // `decode` lets a BOM override the declared encoding, as browsers do.
+    let (text, _, _) = declared.decode(body);
+    text.into_owned()
+}
+
+/// The charset an HTML page declares in its first 1 KiB (`<meta charset="…">` or the
+/// `http-equiv` form), which is where the HTML standard says it must be.
+fn meta_charset(body: &[u8]) -> Option<&'static encoding_rs::Encoding> {
+    let head = String::from_utf8_lossy(&body[..body.len().min(1024)]).to_ascii_lowercase();
+    let at = head.find("charset=")? + "charset=".len();
+    let label: String = head[at..]
+        .trim_start_matches(['"', '\''])
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ':' | '.'))
+        .collect();
+    encoding_rs::Encoding::for_label(label.as_bytes())
 }
 
 /// A body without a content type: HTML if it starts like HTML, binary if it looks binary.

@@ -348,3 +348,41 @@ async fn an_error_status_is_reported_with_the_page_text() {
     assert!(err.contains("answered HTTP 404 Not Found"), "{err}");
     assert!(err.contains("no such page"), "{err}");
 }
+
+#[tokio::test]
+async fn text_in_the_declared_charset_is_decoded_not_mangled() {
+    // "Größe: 5 €" in windows-1252, the header names the charset.
+    let (base, _) = serve(|path| match path {
+        "/latin" => ok(
+            "text/plain; charset=windows-1252",
+            b"Gr\xf6\xdfe: 5 \x80\n",
+        ),
+        // Shift_JIS declared only in the page's <meta>: "日本語".
+        _ => ok(
+            "text/html",
+            b"<html><head><meta charset=\"shift_jis\"></head><body><p>\x93\xfa\x96{\x8c\xea</p></body></html>",
+        ),
+    })
+    .await;
+    let latin = get(&local(), &format!("{base}/latin"), 200_000)
+        .await
+        .unwrap();
+    assert_eq!(latin.text.trim_end(), "Größe: 5 €");
+    let page = get(&local(), &format!("{base}/meta"), 200_000)
+        .await
+        .unwrap();
+    assert!(page.text.contains("日本語"), "{}", page.text);
+}
+
+#[test]
+fn charset_comes_from_the_header_parameter() {
+    assert_eq!(
+        charset_param("text/html; Charset=\"ISO-8859-1\""),
+        Some("ISO-8859-1".to_string())
+    );
+    assert_eq!(charset_param("text/html"), None);
+    // Invalid UTF-8 without a declaration still comes back, with replacement characters.
+    assert_eq!(decode(b"ok \xff", None, false), "ok \u{fffd}");
+    // A byte-order mark wins over the declaration, as in browsers.
+    assert_eq!(decode(b"\xef\xbb\xbfhi", Some("latin1"), false), "hi");
+}

@@ -2,6 +2,7 @@
 
 use super::{App, Request, RunningTask};
 use crate::app_event::AppEvent;
+use crate::bottom::model_picker::ModelPickerView;
 use crate::bottom::plan_review::PlanReviewView;
 use crate::bottom::plans_list::PlansListView;
 use crate::history::HistoryCell;
@@ -40,6 +41,7 @@ impl App {
             AppEvent::ResumeSession(summary) => self.handle_session_chosen(summary),
             AppEvent::PickerDismissed => self.handle_picker_dismissed(),
             AppEvent::AgentsListed(listing) => self.notice(crate::agents::text(&listing)),
+            AppEvent::FilesListed { root, index } => self.handle_files_listed(root, index),
         }
     }
 
@@ -80,8 +82,34 @@ impl App {
         if self.task.is_some() {
             self.queued.push(text.to_string());
         } else {
-            self.send_user_message(text.to_string());
+            self.send_message(text.to_string());
         }
+    }
+
+    /// Send what the user typed: a `!` command to the shell, anything else to the model.
+    pub(super) fn send_message(&mut self, text: String) {
+        match text.trim_start().strip_prefix('!') {
+            Some(command) => {
+                let command = command.trim().to_string();
+                self.run_user_shell(text, command);
+            }
+            None => self.send_user_message(text),
+        }
+    }
+
+    /// `!cmd`: the core runs it as a shell call, through plan mode and the approval policy.
+    fn run_user_shell(&mut self, text: String, command: String) {
+        if command.is_empty() {
+            self.notice(strings::USER_SHELL_USAGE.to_string());
+            return;
+        }
+        self.transcript.push(HistoryCell::User(text));
+        self.transcript.scroll_to_bottom();
+        let id = self.ops.submit(Op::UserShellCommand { command });
+        self.task = Some(RunningTask {
+            id: Some(id),
+            started: self.now,
+        });
     }
 
     /// Show the message and send it to the core; a task starts.
@@ -106,6 +134,15 @@ impl App {
         }
         match cmd {
             SlashCommand::Plan => {
+                if arg == "review" {
+                    // The core checks again; this spares a round trip for the plain case.
+                    if self.plan_mode.is_some() {
+                        self.ops.submit(Op::ReviewPlan);
+                    } else {
+                        self.notice(strings::NO_PLAN_TO_REVIEW.to_string());
+                    }
+                    return;
+                }
                 if self.plan_mode.is_some() {
                     if arg == "off" {
                         // Leave without approving: nothing was approved, nothing changes.
@@ -137,7 +174,11 @@ impl App {
             }
             SlashCommand::Model => {
                 if arg.is_empty() {
-                    self.notice(strings::model_usage(&self.model));
+                    // The picker fills in when the core's `models_listed` arrives.
+                    self.popup = None;
+                    self.views
+                        .push(Box::new(ModelPickerView::loading(&self.model)));
+                    self.ops.submit(Op::ListModels);
                 } else {
                     self.ops.submit(Op::OverrideTurnContext {
                         model: Some(arg.to_string()),

@@ -113,11 +113,7 @@ impl App {
                 success,
                 duration_ms,
             } => {
-                let state = ToolState::Done {
-                    success,
-                    duration_ms,
-                    output,
-                };
+                let state = ToolState::finished(&name, success, duration_ms, output);
                 if self.hidden_calls.remove(&call_id) {
                     if !success {
                         self.transcript.push(HistoryCell::ToolCall(ToolCallCell {
@@ -243,6 +239,11 @@ impl App {
                 reason: None,
             }),
             EventMsg::McpServers { servers } => self.notice(crate::mcp::text(&servers)),
+            EventMsg::ModelsListed {
+                current,
+                models,
+                error,
+            } => self.handle_models_listed(current, models, error),
             EventMsg::UserQuestionRequest { call_id, questions } => {
                 if questions.is_empty() {
                     // Nothing to ask: answer at once so the model does not wait forever.
@@ -339,6 +340,14 @@ impl App {
                     TurnAbortReason::ApprovalAborted => strings::APPROVAL_ABORTED,
                 };
                 self.transcript.push(HistoryCell::Error(text.to_string()));
+                // The review closes with its turn; the plan is still there to be reviewed.
+                let review_open = self
+                    .views
+                    .iter_mut()
+                    .any(|v| v.as_any_mut().is::<PlanReviewView>());
+                if review_open {
+                    self.notice(strings::PLAN_REVIEW_CLOSED.to_string());
+                }
                 self.end_task(true);
             }
             EventMsg::TaskComplete { .. } => {
@@ -447,7 +456,7 @@ impl App {
             self.composer.set_text(&text);
         } else {
             let next = self.queued.remove(0);
-            self.send_user_message(next);
+            self.send_message(next);
         }
     }
 }

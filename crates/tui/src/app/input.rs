@@ -1,9 +1,10 @@
-//! Terminal input: keys, paste, mouse, resize. Keys go to the top view first, then the slash
-//! popup, then the app's own keys, then the composer.
+//! Terminal input: keys, paste, mouse, resize. Keys go to the top view first, then the popup
+//! (slash commands or `@` files), then the app's own keys, then the composer.
 
 use super::{App, QUIT_WINDOW, Request};
 use crate::bottom::ViewResult;
 use crate::bottom::composer::ComposerResult;
+use crate::bottom::popup::Popup;
 use crate::bottom::slash_popup::SlashPopup;
 use crate::history::RenderOptions;
 use crate::paste_burst::BurstKey;
@@ -79,7 +80,7 @@ impl App {
             return;
         }
         self.composer.paste(text);
-        self.sync_popup();
+        self.sync_popup_with(false);
     }
 
     /// A key press.
@@ -205,9 +206,12 @@ impl App {
         }
     }
 
-    /// Keys for the slash popup. Returns true when used.
+    /// Keys for the popup (slash commands or `@` files). Returns true when used.
     fn handle_popup_key(&mut self, key: KeyEvent) -> bool {
-        let Some(popup) = &mut self.popup else {
+        if self.handle_file_popup_key(key) {
+            return true;
+        }
+        let Some(Popup::Slash(popup)) = &mut self.popup else {
             return false;
         };
         match key.code {
@@ -242,14 +246,22 @@ impl App {
 
     /// Show, update or hide the popup after the composer text changed.
     fn sync_popup(&mut self) {
+        // Keys arriving as a paste never open the file popup (see `sync_file_popup`).
+        self.sync_popup_with(!self.paste_burst.in_burst());
+    }
+
+    /// As [`App::sync_popup`]; `may_open_files` is false for pasted text.
+    fn sync_popup_with(&mut self, may_open_files: bool) {
         let text = self.composer.text();
-        match &mut self.popup {
-            Some(popup) => {
-                if !popup.update(&text) {
-                    self.popup = None;
-                }
-            }
-            None => self.popup = SlashPopup::for_text(&text),
+        if let Some(Popup::Slash(popup)) = &mut self.popup
+            && popup.update(&text)
+        {
+            return;
         }
+        if let Some(popup) = SlashPopup::for_text(&text) {
+            self.popup = Some(Popup::Slash(popup));
+            return;
+        }
+        self.sync_file_popup(may_open_files);
     }
 }

@@ -8,13 +8,15 @@
 mod commands;
 mod core_events;
 mod delegates;
+mod file_completion;
 mod input;
+mod models;
 mod resume;
 
 use crate::app_event::AppEventSender;
 use crate::bottom::View;
 use crate::bottom::composer::Composer;
-use crate::bottom::slash_popup::SlashPopup;
+use crate::bottom::popup::Popup;
 use crate::delegate::DelegateTree;
 use crate::delegate::panel::panel_lines;
 use crate::history::plan::pinned_lines;
@@ -55,6 +57,12 @@ pub enum Request {
     ListAgents {
         /// The session's working directory (its `.cairn/agents`), when known.
         cwd: Option<PathBuf>,
+    },
+    /// List the workspace's files for the `@` popup off the event loop; the answer is
+    /// [`crate::app_event::AppEvent::FilesListed`].
+    ListFiles {
+        /// The workspace root.
+        root: PathBuf,
     },
     /// Open the saved session at `path` (started in `cwd`); once it runs, shut the current
     /// one down and continue it. If it cannot be opened, [`App::handle_resume_failed`].
@@ -120,7 +128,9 @@ pub struct App {
     approval_policy: ApprovalPolicy,
     transcript: Transcript,
     composer: Composer,
-    popup: Option<SlashPopup>,
+    popup: Option<Popup>,
+    /// The workspace's files for the `@` popup.
+    files: file_completion::FileCompletion,
     views: Vec<Box<dyn View>>,
     task: Option<RunningTask>,
     queued: Vec<String>,
@@ -176,6 +186,7 @@ impl App {
             transcript: Transcript::new(),
             composer: Composer::new(),
             popup: None,
+            files: Default::default(),
             views: Vec::new(),
             task: None,
             queued: Vec::new(),

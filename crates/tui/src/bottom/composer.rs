@@ -28,6 +28,17 @@ pub enum ComposerResult {
     Ignored,
 }
 
+/// The word being typed: where it starts and its text up to the cursor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CursorWord {
+    /// Line of the cursor.
+    pub row: usize,
+    /// Character column where the word starts.
+    pub start: usize,
+    /// The word's characters before the cursor.
+    pub text: String,
+}
+
 /// The message input.
 pub struct Composer {
     textarea: TextArea<'static>,
@@ -85,6 +96,46 @@ impl Composer {
         let text = text.replace("\r\n", "\n").replace('\r', "\n");
         self.textarea.insert_str(text);
         self.history_index = None;
+    }
+
+    /// The run of non-whitespace characters that ends at the cursor (empty right after
+    /// whitespace), for completing the word being typed.
+    pub fn word_before_cursor(&self) -> CursorWord {
+        let (row, col) = (self.textarea.cursor().0, self.textarea.cursor().1);
+        let line = self.textarea.lines().get(row).map_or("", String::as_str);
+        let before: Vec<char> = line.chars().take(col).collect();
+        let start = before
+            .iter()
+            .rposition(|c| c.is_whitespace())
+            .map_or(0, |i| i + 1);
+        CursorWord {
+            row,
+            start,
+            text: before[start..].iter().collect(),
+        }
+    }
+
+    /// Replace `word` and whatever non-whitespace follows it on its line (the rest of the
+    /// word the cursor is in) with `text`, leaving the cursor after it. Returns false when
+    /// `word` no longer fits the text.
+    pub fn replace_word(&mut self, word: &CursorWord, text: &str) -> bool {
+        let Some(line) = self.textarea.lines().get(word.row) else {
+            return false;
+        };
+        let len = line
+            .chars()
+            .skip(word.start)
+            .take_while(|c| !c.is_whitespace())
+            .count();
+        // Cursor positions are u16 in the textarea's API.
+        let (Ok(row), Ok(col)) = (u16::try_from(word.row), u16::try_from(word.start)) else {
+            return false;
+        };
+        self.textarea.move_cursor(CursorMove::Jump(row, col));
+        self.textarea.delete_str(len);
+        self.textarea.insert_str(text);
+        self.history_index = None;
+        true
     }
 
     /// Remember a submitted message for Up/Down recall.
@@ -299,6 +350,31 @@ mod tests {
         assert_eq!(c.text(), "first line\nline");
         c.handle_key(KeyEvent::new(KeyCode::Char('z'), KeyModifiers::CONTROL));
         assert_eq!(c.text(), "first line\nsecond line");
+    }
+
+    #[test]
+    fn the_word_before_the_cursor_is_replaced_whole() {
+        let mut c = Composer::new();
+        type_str(&mut c, "see @src/ma");
+        c.handle_key(KeyEvent::new(KeyCode::Enter, KeyModifiers::SHIFT));
+        type_str(&mut c, "and @mainXY tail");
+        for _ in 0.."XY tail".len() {
+            c.handle_key(key(KeyCode::Left));
+        }
+        let word = c.word_before_cursor();
+        assert_eq!(
+            word,
+            CursorWord {
+                row: 1,
+                start: 4,
+                text: "@main".into()
+            }
+        );
+        assert!(c.replace_word(&word, "src/main.rs "));
+        assert_eq!(c.text(), "see @src/ma\nand src/main.rs  tail");
+        assert_eq!(c.word_before_cursor().text, "");
+        c.handle_key(key(KeyCode::Home));
+        assert_eq!(c.word_before_cursor().text, "");
     }
 
     #[test]

@@ -1,13 +1,16 @@
-//! The bottom pane: the composer, the slash popup and a stack of modal views (approval
-//! overlay, question, plan review, /plans list, session picker, a delegated run's
-//! transcript), after helix's compositor:
+//! The bottom pane: the composer, the popup (slash commands or `@` files) and a stack of
+//! modal views (approval overlay, question, plan review, /plans list, session picker, model
+//! picker, a delegated run's transcript), after helix's compositor:
 //! keys go to the top view first; a view that is done returns [`ViewResult::Close`] instead
 //! of reaching into the app.
 
 pub mod approval;
 pub mod composer;
+pub mod file_popup;
+pub mod model_picker;
 pub mod plan_review;
 pub mod plans_list;
+pub mod popup;
 pub mod question;
 pub mod run_view;
 pub mod session_picker;

@@ -38,6 +38,31 @@ pub enum ToolState {
     },
 }
 
+impl ToolState {
+    /// A finished call as the transcript keeps it: only the output its cell can show. Shell
+    /// output and diffs stay whole (Ctrl+O shows them), a failure keeps the lines it shows,
+    /// anything else keeps nothing. The core's history already holds what the model saw;
+    /// holding it again here made a resumed long session cost three times its history.
+    pub fn finished(name: &str, success: bool, duration_ms: u64, output: String) -> Self {
+        let output = if name == names::SHELL || looks_like_diff(&output) {
+            output
+        } else if !success {
+            output
+                .lines()
+                .take(FAILURE_LINES)
+                .collect::<Vec<_>>()
+                .join("\n")
+        } else {
+            String::new()
+        };
+        Self::Done {
+            success,
+            duration_ms,
+            output,
+        }
+    }
+}
+
 /// One tool call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolCallCell {

@@ -4,11 +4,12 @@
 
 use crate::plan_mode::{APPROVED_TEXT, REJECTED_TEXT};
 use crate::plans::regular_file;
-use crate::session::shared::{Reply, ReplyKey, lock};
+use crate::session::shared::{Reply, ReplyKey, SessionShared, lock};
 use crate::tools::{ToolCall, ToolContext, ToolError, ToolHandler, ToolSpec, names};
 use async_trait::async_trait;
 use cairn_protocol::EventMsg;
 use serde_json::json;
+use std::path::Path;
 
 /// Handler of `exit_plan_mode`.
 pub struct ExitPlanModeHandler;
@@ -82,32 +83,15 @@ impl ToolHandler for ExitPlanModeHandler {
             reply = waiting => reply,
         };
         match reply {
-            Ok(Reply::PlanDecision { approved: true, .. }) => {
-                lock(&ctx.shared.plan_mode).approve();
-                ctx.shared.plans.on_plan_mode_approved(&plan_file);
-                ctx.emit(EventMsg::PlanModeExited {
-                    approved: true,
-                    active: false,
-                });
-                // The user may have edited the plan during review (`e` in the TUI, or any
-                // editor): what they approved is the file as it is now.
-                let approved = regular_file::read_to_string(&plan_file).unwrap_or_default();
-                Ok(approval_text(&plan_content, &approved, &plan_file))
-            }
-            Ok(Reply::PlanDecision {
-                approved: false,
-                feedback,
-            }) => {
-                ctx.emit(EventMsg::PlanModeExited {
-                    approved: false,
-                    active: true,
-                });
-                let mut text = REJECTED_TEXT.to_string();
-                if let Some(feedback) = feedback.as_deref().map(str::trim).filter(|f| !f.is_empty())
-                {
-                    text.push_str("\n\nUser feedback: ");
-                    text.push_str(feedback);
-                }
+            Ok(Reply::PlanDecision { approved, feedback }) => {
+                let (event, text) = decide(
+                    &ctx.shared,
+                    &plan_file,
+                    &plan_content,
+                    approved,
+                    feedback.as_deref(),
+                );
+                ctx.emit(event);
                 // A sent-back plan is an answer, not a failed call.
                 Ok(text)
             }
@@ -116,9 +100,44 @@ impl ToolHandler for ExitPlanModeHandler {
     }
 }
 
+/// Apply the user's decision on the plan in `plan_file` (drafted as `drafted` when it was
+/// put to them): approval ends plan mode and marks the plan document approved; a rejection
+/// keeps plan mode on. Returns the event announcing it and the text the model is told. Used
+/// by this tool and by a review the user reopened with `/plan review`.
+pub(crate) fn decide(
+    shared: &SessionShared,
+    plan_file: &Path,
+    drafted: &str,
+    approved: bool,
+    feedback: Option<&str>,
+) -> (EventMsg, String) {
+    if approved {
+        lock(&shared.plan_mode).approve();
+        shared.plans.on_plan_mode_approved(plan_file);
+        // The user may have edited the plan during review (`e` in the TUI, or any editor):
+        // what they approved is the file as it is now.
+        let approved = regular_file::read_to_string(plan_file).unwrap_or_default();
+        let event = EventMsg::PlanModeExited {
+            approved: true,
+            active: false,
+        };
+        return (event, approval_text(drafted, &approved, plan_file));
+    }
+    let mut text = REJECTED_TEXT.to_string();
+    if let Some(feedback) = feedback.map(str::trim).filter(|f| !f.is_empty()) {
+        text.push_str("\n\nUser feedback: ");
+        text.push_str(feedback);
+    }
+    let event = EventMsg::PlanModeExited {
+        approved: false,
+        active: true,
+    };
+    (event, text)
+}
+
 /// The tool output on approval: the plain sentence, or, when the user changed the plan
 /// during review, the sentence plus the user's changes and the plan as approved.
-fn approval_text(drafted: &str, approved: &str, plan_file: &std::path::Path) -> String {
+fn approval_text(drafted: &str, approved: &str, plan_file: &Path) -> String {
     if approved.trim().is_empty() || approved == drafted {
         return APPROVED_TEXT.to_string();
     }

@@ -8,7 +8,7 @@ mod create_plan;
 mod delegate_agent;
 mod diff;
 mod edit_file;
-mod exit_plan_mode;
+pub(crate) mod exit_plan_mode;
 mod glob_files;
 mod grep_files;
 mod list_dir;

@@ -4,12 +4,15 @@
 mod commands;
 mod conversation;
 mod delegates;
+mod files;
 mod mcp;
+mod models;
 mod overlays;
 mod questions;
 mod screen;
 mod sessions;
 mod usability;
+mod user_commands;
 mod web;
 
 use super::{App, OpSink, Request};
