@@ -114,12 +114,16 @@ async fn an_interrupted_review_reopens_and_approval_starts_the_implementation() 
         feedback: None,
     });
     let events = h.until_task_end().await;
-    assert_eq!(events.first(), Some(&EventMsg::TaskStarted), "{events:?}");
-    assert!(
-        events.contains(&EventMsg::PlanModeExited {
-            approved: true,
-            active: false
-        }),
+    // The decision is applied at once, then a turn tells the model.
+    assert_eq!(
+        events[..2],
+        [
+            EventMsg::PlanModeExited {
+                approved: true,
+                active: false
+            },
+            EventMsg::TaskStarted
+        ],
         "{events:?}"
     );
     assert!(
@@ -256,6 +260,68 @@ async fn leaving_plan_mode_drops_a_reopened_review() {
     h.session.submit(Op::SetPlanMode { active: false });
     h.until(|e| matches!(e, EventMsg::PlanModeExited { .. }))
         .await;
+    assert_eq!(
+        error_of(
+            &mut h,
+            Op::PlanModeApproval {
+                approved: true,
+                feedback: None
+            }
+        )
+        .await,
+        "No plan is waiting for approval."
+    );
+    let listed = PlanStore::in_home(h.home.path()).list().unwrap().plans;
+    assert_ne!(listed[0].status, PlanStatus::Approved);
+}
+
+#[tokio::test]
+async fn a_reopened_plan_sent_back_without_a_word_costs_no_model_call() {
+    let mut h = start(vec![]).await;
+    let plan = enter(&mut h).await;
+    plan_then_interrupt(&mut h, &plan).await;
+    let before = h.server.requests().len();
+    reopen(&mut h).await;
+    h.session.submit(Op::PlanModeApproval {
+        approved: false,
+        feedback: None,
+    });
+    let events = h
+        .until(|e| matches!(e, EventMsg::PlanModeExited { .. }))
+        .await;
+    assert_eq!(
+        events.last(),
+        Some(&EventMsg::PlanModeExited {
+            approved: false,
+            active: true
+        })
+    );
+    // The model hears of it with the user's next message.
+    h.server.push(text("Refining."));
+    h.run("split step 1 in two").await;
+    assert_eq!(h.server.requests().len(), before + 1);
+    let told = user_messages(&h, before);
+    let n = told.len();
+    assert_eq!(
+        told[n - 3..n - 1],
+        [
+            "Plan rejected. Please continue refining the plan.".to_string(),
+            "split step 1 in two".to_string()
+        ],
+        "{told:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_turn_started_after_reopening_drops_the_review() {
+    let mut h = start(vec![]).await;
+    let plan = enter(&mut h).await;
+    plan_then_interrupt(&mut h, &plan).await;
+    reopen(&mut h).await;
+    // Not possible from the TUI (the review is modal), but the protocol allows it: the
+    // model may rewrite the plan during this turn, so the old review must not approve it.
+    h.server.push(text("Still planning."));
+    h.run("one more thing").await;
     assert_eq!(
         error_of(
             &mut h,

@@ -96,12 +96,18 @@ async fn a_user_command_is_put_to_the_approval_policy_like_the_models() {
         })
         .await;
     let Some(EventMsg::ExecApprovalRequest {
-        call_id, command, ..
+        call_id,
+        command,
+        for_session,
+        session_prefix,
+        ..
     }) = events.last()
     else {
         panic!("expected an approval request, got {events:?}");
     };
     assert!(command.contains("touch made-by-user"), "{command:?}");
+    // Approving your own command is never remembered for the model's later calls.
+    assert_eq!((for_session, session_prefix), (&None, &None));
     h.session.submit(Op::ExecApproval {
         call_id: call_id.clone(),
         decision: ReviewDecision::Denied { feedback: None },
@@ -110,6 +116,11 @@ async fn a_user_command_is_put_to_the_approval_policy_like_the_models() {
     let (_, success) = shell_end(&events);
     assert!(!success);
     assert!(!h.cwd().join("made-by-user").exists());
+    // A command that did not run is not part of the conversation.
+    h.server.push(text("ok"));
+    h.run("next").await;
+    let sent = h.server.requests()[0].json().to_string();
+    assert!(!sent.contains("user_shell_command"), "{sent}");
 }
 
 #[tokio::test]

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 pub mod mcp;
 pub mod models;
 pub mod plan;
+pub mod shown;
 pub mod tense;
 
 pub use mcp::{McpServerState, McpServerStatus, McpToolStatus};

@@ -38,6 +38,10 @@ pub const NO_PLAN_TO_REVIEW: &str =
 /// After an interrupt closed the plan review.
 pub const PLAN_REVIEW_CLOSED: &str =
     "The plan review closed with the turn. Type /plan review to open it again.";
+/// A `!` command queued behind a turn the user interrupted.
+pub fn queued_command_not_run(command: &str) -> String {
+    format!("Not run, the turn was interrupted: {command} (press ↑ to recall it)")
+}
 /// `!` with no command after it.
 pub const USER_SHELL_USAGE: &str = "Type a shell command after !, for example !git status. It runs under the approval policy, and the model sees its output.";
 /// Shown after Ctrl+C when a second one would quit.

@@ -125,7 +125,8 @@ fn parse(body: &[u8]) -> Option<Vec<ModelInfo>> {
             .get(key)
             .and_then(Value::as_str)
             .map(str::trim)
-            .filter(|s| !s.is_empty())
+            // Shown in the terminal: a server must not get escape sequences onto it.
+            .filter(|s| !s.is_empty() && !s.chars().any(char::is_control))
             .map(str::to_string)
     };
     let models = data
@@ -177,6 +178,15 @@ mod tests {
         let models = parse(openrouter).unwrap();
         assert_eq!(models.len(), 1);
         assert_eq!(models[0].context_window, Some(262_144));
+    }
+
+    #[test]
+    fn ids_and_names_with_control_characters_never_reach_the_terminal() {
+        let hostile = br#"{"data":[{"id":"evil\u001b[2J"},{"id":"ok","name":"bad\u0007name"}]}"#;
+        let models = parse(hostile).unwrap();
+        assert_eq!(models.len(), 1);
+        assert_eq!(models[0].id, "ok");
+        assert_eq!(models[0].display_name, None);
     }
 
     #[test]

@@ -16,6 +16,9 @@ pub const SUMMARY_INSTRUCTIONS: &str = include_str!("summary_prompt.md");
 /// What opens the summary in the new history.
 pub const SUMMARY_PREFIX: &str = "The conversation so far was compacted to save context. This is the hand-off summary written from it; continue the work from here.\n\n";
 
+/// How the output of a user's `!` command starts in history.
+pub const USER_SHELL_PREFIX: &str = "<user_shell_command>";
+
 /// What opens the pinned state in the new history.
 pub const PINNED_PREFIX: &str =
     "Kept verbatim through compaction (cairn re-injects this; it is current):";
@@ -148,12 +151,17 @@ pub fn rebuild(old: &[ResponseItem], summary: &str, pinned: &Pinned) -> Vec<Resp
             text,
         } = item
         {
-            // Earlier summaries and pinned blocks are replaced, not carried.
-            if text.starts_with(SUMMARY_PREFIX) || text.starts_with(PINNED_PREFIX) {
+            // Earlier summaries and pinned blocks are replaced, not carried; the output of a
+            // `!` command is context the summary covers, not something the user asked.
+            if text.starts_with(SUMMARY_PREFIX)
+                || text.starts_with(PINNED_PREFIX)
+                || text.starts_with(USER_SHELL_PREFIX)
+            {
                 continue;
             }
+            // One long message (a pasted log) must not crowd out every shorter one before it.
             if text.len() > budget {
-                break;
+                continue;
             }
             budget -= text.len();
             recent.push(item.clone());

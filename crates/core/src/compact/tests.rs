@@ -70,3 +70,17 @@ fn the_focus_reaches_the_summary_request() {
     assert!(summary_request(Some("the parser")).ends_with("focus on: the parser"));
     assert!(!summary_request(Some("  ")).contains("focus"));
 }
+
+#[test]
+fn a_long_message_or_command_output_does_not_crowd_out_the_user_s_requests() {
+    let old = vec![
+        ResponseItem::user("first task"),
+        ResponseItem::user("x".repeat(RECENT_USER_CHARS + 1)),
+        ResponseItem::user(format!("{USER_SHELL_PREFIX}\n<command>\nls\n</command>")),
+        ResponseItem::user("second task"),
+    ];
+    let new = rebuild(&old, "the summary", &Pinned::default());
+    assert_eq!(new[0], ResponseItem::user("first task"));
+    assert_eq!(new[1], ResponseItem::user("second task"));
+    assert_eq!(new.len(), 3);
+}

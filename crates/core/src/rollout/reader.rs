@@ -6,6 +6,7 @@
 
 use super::{LogLine, SessionMeta, StateSnapshot};
 use crate::history::ResponseItem;
+use cairn_protocol::shown::shown_output;
 use cairn_protocol::{EventMsg, Plan, TokenUsage};
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader};
@@ -165,10 +166,18 @@ fn apply(session: &mut LoadedSession, line: LogLine) {
             }
             session.history.push(item);
         }
-        LogLine::Event { msg } => {
-            match &msg {
+        LogLine::Event { mut msg } => {
+            match &mut msg {
                 EventMsg::PlanUpdate(plan) => session.plan = Some(plan.clone()),
                 EventMsg::TokenCount(usage) => session.usage = *usage,
+                // The replay is for a transcript: the model's copy of the output is in the
+                // history, so only what a transcript shows is kept a second time.
+                EventMsg::ToolCallEnd {
+                    name,
+                    success,
+                    output,
+                    ..
+                } => *output = shown_output(name, *success, std::mem::take(output)),
                 _ => {}
             }
             session.replay.push(msg);

@@ -19,10 +19,22 @@ pub(super) struct CallOutcome {
     pub stop: Option<Stop>,
 }
 
+/// Who asked for a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Origin {
+    /// The model (or a delegated run's model).
+    Model,
+    /// The user, with `!cmd`. Judged exactly like the model's calls, except that an
+    /// approval is never remembered for the session: approving your own command must not
+    /// quietly approve it for the model too.
+    User,
+}
+
 pub(super) async fn run_call(
     call: &ToolCall,
     ctx: &ToolContext,
     registry: &ToolRegistry,
+    origin: Origin,
 ) -> CallOutcome {
     let handler = registry.handler(&call.name);
     let description = handler
@@ -36,7 +48,7 @@ pub(super) async fn run_call(
     });
     // Reset when the handler starts, so a call's duration excludes the wait for approval.
     let mut started = Instant::now();
-    let result = execute(call, ctx, registry, &mut started).await;
+    let result = execute(call, ctx, registry, &mut started, origin).await;
     let (output, success, stop) = match result {
         Ok(output) => (output, true, None),
         Err(Failure::Tool(ToolError::RespondToModel(text))) => (text, false, None),
@@ -225,6 +237,7 @@ async fn execute(
     ctx: &ToolContext,
     registry: &ToolRegistry,
     started: &mut Instant,
+    origin: Origin,
 ) -> Result<String, Failure> {
     // Plan mode first: a refused call never reaches its handler, offered or not.
     let plan_file = lock(&ctx.shared.plan_mode)
@@ -276,7 +289,10 @@ async fn execute(
     // Every other call, read-only tools included, is put to the approval policy: a read
     // tool answers only for reads outside the workspace or of secrets.
     let mut patch = None;
-    if !writes_plan_file && let Some(request) = handler.approval(&call.arguments, ctx)? {
+    if !writes_plan_file && let Some(mut request) = handler.approval(&call.arguments, ctx)? {
+        if origin == Origin::User {
+            request.session = Default::default();
+        }
         let asked = approve(call, ctx, &request).await?;
         if let ApprovalKind::Patch { diff, .. } = request.kind {
             patch = Some((diff, !asked));

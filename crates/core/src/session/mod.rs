@@ -9,6 +9,7 @@ mod dispatch;
 mod models;
 mod plan_review;
 pub mod shared;
+mod submission;
 mod task;
 mod user_shell;
 
@@ -17,16 +18,11 @@ use crate::config::{Config, HistoryPersistence, NO_PROVIDER_GUIDANCE};
 use crate::history::History;
 use crate::rollout::{self, LoadedSession, LockError, Recorder, SessionMeta};
 use crate::tools::ToolRegistry;
-use cairn_protocol::{
-    Event, EventMsg, Op, Plan, SessionConfiguredEvent, Submission, TurnAbortReason,
-};
-use shared::{Reply, ReplyKey, SessionShared, lock};
-use std::collections::VecDeque;
+use cairn_protocol::{Event, EventMsg, Op, Plan, SessionConfiguredEvent, Submission};
+use shared::{SessionShared, lock};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use task::TaskInput;
 use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
 
 /// Sends events tagged with a submission id. Every event passes here, so this is also where
 /// the session log and the session's view of the current plan see them.
@@ -282,7 +278,7 @@ fn start(mut shared: SessionShared, resumed: Resumed, notices: Vec<String>) -> S
     let conversation_id = shared.conversation_id.clone();
     tokio::spawn(async move {
         configure(&shared, &events, resumed, notices);
-        submission_loop(shared, registry, sub_rx, events).await;
+        submission::run(shared, registry, sub_rx, events).await;
     });
     SessionHandle {
         submissions: sub_tx,
@@ -342,177 +338,6 @@ fn configure(
     }
 }
 
-struct RunningTask {
-    cancel: CancellationToken,
-}
-
-async fn submission_loop(
-    shared: Arc<SessionShared>,
-    registry: Arc<ToolRegistry>,
-    mut submissions: mpsc::UnboundedReceiver<Submission>,
-    events: EventSink,
-) {
-    let (done_tx, mut done_rx) = mpsc::unbounded_channel::<TaskEnd>();
-    let mut running: Option<RunningTask> = None;
-    let mut queued: VecDeque<(String, TaskInput)> = VecDeque::new();
-    // A review the user reopened with `/plan review`: no call waits for it, so its decision
-    // starts a task of its own.
-    let mut reopened: Option<plan_review::ReopenedReview> = None;
-
-    loop {
-        tokio::select! {
-            // A finished task is handled before any submission that was sent after seeing its
-            // end, so nothing is judged against a task that already ended.
-            biased;
-            Some(TaskEnd { sub_id, msg }) = done_rx.recv() => {
-                running = None;
-                shared.replies.clear();
-                // The loop emits the terminal event itself, after clearing `running` and before
-                // the next task starts, so events of consecutive tasks never interleave.
-                events.send(&sub_id, msg);
-                shared.record_state();
-                if let Some(recorder) = &shared.recorder {
-                    recorder.sync();
-                }
-                if let Some((id, input)) = queued.pop_front() {
-                    running = Some(start_task(&shared, &registry, &events, &done_tx, id, input));
-                }
-            }
-            submission = submissions.recv() => {
-                let Some(Submission { id, op }) = submission else {
-                    // Front end gone: stop whatever runs and end.
-                    if let Some(task) = running.take() {
-                        task.cancel.cancel();
-                    }
-                    if let Some(recorder) = &shared.recorder {
-                        recorder.close().await;
-                    }
-                    break;
-                };
-                match op {
-                    Op::UserInput { text } => {
-                        let input = TaskInput::User(text);
-                        if running.is_some() {
-                            queued.push_back((id, input));
-                        } else {
-                            running = Some(start_task(&shared, &registry, &events, &done_tx, id, input));
-                        }
-                    }
-                    Op::UserShellCommand { command } => {
-                        let input = TaskInput::UserShell(command);
-                        if running.is_some() {
-                            queued.push_back((id, input));
-                        } else {
-                            running = Some(start_task(&shared, &registry, &events, &done_tx, id, input));
-                        }
-                    }
-                    Op::ReviewPlan => match plan_review::reopen(&shared, running.is_some()) {
-                        Ok((review, request)) => {
-                            reopened = Some(review);
-                            events.send(&id, request);
-                        }
-                        Err(message) => events.send(&id, EventMsg::Error { message }),
-                    },
-                    Op::Compact { focus } => {
-                        let input = TaskInput::Compact(focus);
-                        if running.is_some() {
-                            queued.push_back((id, input));
-                        } else {
-                            running = Some(start_task(&shared, &registry, &events, &done_tx, id, input));
-                        }
-                    }
-                    Op::Interrupt => {
-                        // Messages queued behind the task are dropped with it; each still gets
-                        // its terminal event so no front end waits for it forever.
-                        for (queued_id, _) in queued.drain(..) {
-                            events.send(&queued_id, EventMsg::TurnAborted { reason: TurnAbortReason::Interrupted });
-                        }
-                        if let Some(task) = &running {
-                            task.cancel.cancel();
-                        }
-                    }
-                    Op::ExecApproval { call_id, decision }
-                    | Op::PatchApproval { call_id, decision }
-                    | Op::ReadApproval { call_id, decision }
-                    | Op::McpToolApproval { call_id, decision }
-                    | Op::WebFetchApproval { call_id, decision } => {
-                        shared.replies.resolve(&ReplyKey::Call(call_id), Reply::Review(decision));
-                    }
-                    Op::UserQuestionAnswer { call_id, answers } => {
-                        shared.replies.resolve(&ReplyKey::Call(call_id), Reply::Answers(answers));
-                    }
-                    Op::PlanModeApproval { approved, feedback } => {
-                        let delivered = shared.replies.resolve(
-                            &ReplyKey::PlanApproval,
-                            Reply::PlanDecision { approved, feedback: feedback.clone() },
-                        );
-                        if delivered {
-                            reopened = None;
-                        } else if let Some(review) = reopened.take() {
-                            let input = TaskInput::PlanDecision { review, approved, feedback };
-                            if running.is_some() {
-                                queued.push_back((id, input));
-                            } else {
-                                running = Some(start_task(&shared, &registry, &events, &done_tx, id, input));
-                            }
-                        } else {
-                            events.send(&id, EventMsg::Error {
-                                message: "No plan is waiting for approval.".to_string(),
-                            });
-                        }
-                    }
-                    Op::PlanApproval { call_id, approved, feedback } => {
-                        let delivered = shared
-                            .replies
-                            .resolve(&ReplyKey::Call(call_id), Reply::PlanDecision { approved, feedback });
-                        if !delivered {
-                            events.send(&id, EventMsg::Error {
-                                message: "No plan is waiting for approval.".to_string(),
-                            });
-                        }
-                    }
-                    Op::ListMcpServers => {
-                        let servers = shared.mcp.as_ref().map(|m| m.status()).unwrap_or_default();
-                        events.unlogged().send(&id, EventMsg::McpServers { servers });
-                    }
-                    Op::ListModels => {
-                        models::spawn_listing(shared.clone(), events.clone(), id);
-                    }
-                    Op::SetPlanMode { active } => {
-                        // Leaving (or entering) plan mode answers a reopened review: no plan
-                        // is approved behind the user's back later.
-                        reopened = None;
-                        set_plan_mode(&shared, &events, &id, active, running.is_some());
-                    }
-                    Op::OverrideTurnContext { model, approval_policy } => {
-                        let mut settings = lock(&shared.settings);
-                        if let Some(model) = model
-                            && model != settings.model
-                        {
-                            let previous = std::mem::replace(&mut settings.model, model);
-                            models::remember(&shared, previous);
-                        }
-                        if let Some(policy) = approval_policy {
-                            settings.approval_policy = policy;
-                        }
-                    }
-                    Op::Shutdown => {
-                        if let Some(task) = running.take() {
-                            task.cancel.cancel();
-                        }
-                        shared.record_state();
-                        if let Some(recorder) = &shared.recorder {
-                            recorder.close().await;
-                        }
-                        events.send(&id, EventMsg::ShutdownComplete);
-                        break;
-                    }
-                }
-            }
-        }
-    }
-}
-
 /// Look for a local provider off the start-up path and say what came of it.
 async fn announce_local_provider(shared: Arc<SessionShared>, events: EventSink) {
     let message = match shared.detect_local().await {
@@ -520,99 +345,6 @@ async fn announce_local_provider(shared: Arc<SessionShared>, events: EventSink) 
         None => NO_PROVIDER_GUIDANCE.to_string(),
     };
     events.send("", EventMsg::Notice { message });
-}
-
-/// How a task ended: its id and its terminal event, emitted by the submission loop.
-struct TaskEnd {
-    sub_id: String,
-    msg: EventMsg,
-}
-
-fn start_task(
-    shared: &Arc<SessionShared>,
-    registry: &Arc<ToolRegistry>,
-    events: &EventSink,
-    done: &mpsc::UnboundedSender<TaskEnd>,
-    sub_id: String,
-    input: TaskInput,
-) -> RunningTask {
-    let cancel = CancellationToken::new();
-    let task = task::Task {
-        shared: shared.clone(),
-        registry: registry.clone(),
-        events: events.clone(),
-        sub_id: sub_id.clone(),
-        cancel: cancel.clone(),
-        role: None,
-        max_rounds: None,
-    };
-    let done = done.clone();
-    let shared = shared.clone();
-    tokio::spawn(async move {
-        // The task runs in its own tokio task so a panicking tool ends the task with an error
-        // instead of leaving the session "working" forever.
-        let msg = match tokio::spawn(task.run(input)).await {
-            Ok(msg) => msg,
-            Err(err) => {
-                tracing::error!(%err, "task crashed");
-                task::close_open_calls(
-                    &shared,
-                    "This call crashed inside cairn and did not finish.",
-                );
-                EventMsg::Error {
-                    message: "cairn hit an internal error and stopped this task; details are in $CAIRN_HOME/logs/cairn.log. Your conversation is kept: send another message to go on.".to_string(),
-                }
-            }
-        };
-        let _ = done.send(TaskEnd {
-            sub_id: sub_id.clone(),
-            msg,
-        });
-    });
-    RunningTask { cancel }
-}
-
-fn set_plan_mode(
-    shared: &SessionShared,
-    events: &EventSink,
-    id: &str,
-    active: bool,
-    task_running: bool,
-) {
-    if task_running {
-        events.send(
-            id,
-            EventMsg::Error {
-                message: "'/plan' is disabled while a task is in progress.".to_string(),
-            },
-        );
-        return;
-    }
-    let mut state = lock(&shared.plan_mode);
-    if active {
-        match state.enter(&shared.config.plans_dir(), chrono::Utc::now()) {
-            Ok(plan_file_path) => {
-                events.send(id, EventMsg::PlanModeEntered { plan_file_path });
-                // Say why the shell is missing while planning, so nobody wonders.
-                if crate::plan_mode::shell::availability(&shared.config).is_err() {
-                    let message = crate::plan_mode::shell::notice(&shared.config);
-                    events.send(id, EventMsg::Notice { message });
-                }
-            }
-            Err(message) => events.send(id, EventMsg::Error { message }),
-        }
-    } else if state.active {
-        state.leave();
-        events.send(
-            id,
-            EventMsg::PlanModeExited {
-                approved: false,
-                active: false,
-            },
-        );
-    }
-    drop(state);
-    shared.record_state();
 }
 
 #[cfg(test)]
@@ -670,7 +402,7 @@ mod tests {
         let shared = Arc::new(SessionShared::new(config, client, true));
         let (sub_tx, sub_rx) = mpsc::unbounded_channel();
         let (events, mut event_rx) = EventSink::channel();
-        tokio::spawn(submission_loop(shared, registry, sub_rx, events));
+        tokio::spawn(submission::run(shared, registry, sub_rx, events));
         for (id, text) in [("1", "crash please"), ("2", "hello?")] {
             sub_tx
                 .send(Submission {

@@ -32,8 +32,9 @@ pub(super) fn remember(shared: &SessionShared, model: String) {
 }
 
 async fn listing(shared: &SessionShared) -> EventMsg {
-    let current = shared.settings().model;
     let client = shared.model_client().await;
+    // Read after the client: finding a local provider may have chosen the model.
+    let current = shared.settings().model;
     let (listed, error) = match &client {
         Some(client) => match client.list_models().await {
             Ok(models) => (models, None),

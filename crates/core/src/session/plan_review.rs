@@ -1,12 +1,12 @@
 //! `/plan review`: the user reopens the plan review after the turn that asked for it ended
 //! (an interrupt closes the review with its turn).
 //!
-//! Nothing waits for a reopened review, so the submission loop keeps it and the user's
-//! decision starts a task of its own: the decision is applied exactly as `exit_plan_mode`
-//! applies it, and the model is told the same words, as the start of its next turn.
+//! Nothing waits for a reopened review, so the submission loop keeps it and applies the
+//! user's decision exactly as `exit_plan_mode` does; the model is told the same words, as
+//! the start of a turn of its own.
 
 use super::shared::{ReplyKey, SessionShared, lock};
-use super::task::Task;
+use crate::history::ResponseItem;
 use crate::plans::regular_file;
 use crate::tools::handlers::exit_plan_mode;
 use cairn_protocol::EventMsg;
@@ -63,22 +63,33 @@ pub(super) fn reopen(
     Ok((ReopenedReview { plan_file, drafted }, event))
 }
 
-impl Task {
-    /// Apply the user's decision on a reopened review; returns what the model is told.
-    pub(super) fn apply_plan_decision(
-        &self,
-        review: ReopenedReview,
-        approved: bool,
-        feedback: Option<String>,
-    ) -> String {
-        let (event, text) = exit_plan_mode::decide(
-            &self.shared,
-            &review.plan_file,
-            &review.drafted,
-            approved,
-            feedback.as_deref(),
+/// Apply the user's decision on a reopened review. Returns the event announcing it and
+/// what the model must be told now, if anything: an approval, or a plan sent back with
+/// feedback, starts a turn; a plan sent back without a word only waits for the user's next
+/// message (the model is told then), so closing the review costs no model call.
+pub(super) fn decide(
+    shared: &SessionShared,
+    review: &ReopenedReview,
+    approved: bool,
+    feedback: Option<&str>,
+) -> Result<(EventMsg, Option<String>), String> {
+    // The loop drops a review when plan mode changes; this guards the invariant.
+    if lock(&shared.plan_mode).active_plan_file() != Some(review.plan_file.as_path()) {
+        return Err(
+            "Plan mode changed since the review opened, so nothing was decided.".to_string(),
         );
-        self.emit(event);
-        text
     }
+    let (event, text) = exit_plan_mode::decide(
+        shared,
+        &review.plan_file,
+        &review.drafted,
+        approved,
+        feedback,
+    );
+    let silent = !approved && feedback.is_none_or(|f| f.trim().is_empty());
+    if silent {
+        lock(&shared.history).push(ResponseItem::user(text));
+        return Ok((event, None));
+    }
+    Ok((event, Some(text)))
 }

@@ -6,7 +6,7 @@
 //! effect. The task ends when the model answers without tool calls.
 
 use super::EventSink;
-use super::dispatch::{self, CallOutcome};
+use super::dispatch::{self, CallOutcome, Origin};
 use super::shared::{SessionShared, lock};
 use crate::client::retry::backoff;
 use crate::client::{ClientError, ModelRequest, ResponseEvent};
@@ -53,15 +53,9 @@ pub(super) enum TaskInput {
     Compact(Option<String>),
     /// `!cmd`: a shell command the user typed.
     UserShell(String),
-    /// The user's decision on a review reopened with `/plan review`.
-    PlanDecision {
-        /// The review the decision answers.
-        review: super::plan_review::ReopenedReview,
-        /// Approved or sent back.
-        approved: bool,
-        /// The user's message to the model.
-        feedback: Option<String>,
-    },
+    /// What the model is told of the user's decision on a review reopened with
+    /// `/plan review` (already applied).
+    PlanDecision(String),
 }
 
 /// Why a stream produced no response.
@@ -91,11 +85,8 @@ impl Task {
             // The user's own command needs no model.
             TaskInput::UserShell(command) => return self.run_user_shell(&command).await,
             // The decision holds even if no model can be told about it yet.
-            TaskInput::PlanDecision {
-                review,
-                approved,
-                feedback,
-            } => (self.apply_plan_decision(review, approved, feedback), false),
+            // The submission loop applied the decision; the model hears of it now.
+            TaskInput::PlanDecision(text) => (text, false),
             TaskInput::Compact(focus) => {
                 if self.shared.model_client().await.is_none() {
                     return EventMsg::Error {
@@ -502,7 +493,7 @@ impl Task {
             let outcomes = futures::future::join_all(batch.iter().map(|call| {
                 let ctx = self.context_for(call);
                 let registry = self.registry.clone();
-                async move { dispatch::run_call(call, &ctx, &registry).await }
+                async move { dispatch::run_call(call, &ctx, &registry, Origin::Model).await }
             }))
             .await;
             let mut stop = None;

@@ -6,9 +6,10 @@
 //! conversation as a user message, so the model sees it on its next turn; no model is asked
 //! now.
 
-use super::dispatch::{self, CallOutcome};
+use super::dispatch::{self, CallOutcome, Origin};
 use super::shared::lock;
 use super::task::{Stop, Task};
+use crate::compact::USER_SHELL_PREFIX;
 use crate::history::ResponseItem;
 use crate::tools::{ToolCall, names};
 use cairn_protocol::EventMsg;
@@ -39,11 +40,22 @@ impl Task {
             })
             .to_string(),
         };
+        // Logged, so a resumed transcript shows what the user typed.
+        self.emit(EventMsg::UserMessage {
+            text: format!("!{command}"),
+        });
         let ctx = self.context_for(&call);
-        let CallOutcome { output, stop, .. } =
-            dispatch::run_call(&call, &ctx, &self.registry).await;
-        lock(&self.shared.history).push(ResponseItem::user(history_text(command, &output)));
-        self.shared.record_state();
+        let CallOutcome {
+            output,
+            success,
+            stop,
+        } = dispatch::run_call(&call, &ctx, &self.registry, Origin::User).await;
+        // A command that was refused or declined did not run: the model has nothing to learn
+        // from it, and a refusal worded for the model must not read as the user's words.
+        if success {
+            lock(&self.shared.history).push(ResponseItem::user(history_text(command, &output)));
+            self.shared.record_state();
+        }
         match stop {
             None => EventMsg::TaskComplete {
                 last_agent_message: None,
@@ -58,7 +70,7 @@ impl Task {
 /// tool's own answer, refusals included).
 fn history_text(command: &str, output: &str) -> String {
     format!(
-        "<user_shell_command>\nThe user ran this command themselves; it is context for what follows, not a request.\n<command>\n{command}\n</command>\n<result>\n{}\n</result>\n</user_shell_command>",
+        "{USER_SHELL_PREFIX}\nThe user ran this command themselves; it is context for what follows, not a request.\n<command>\n{command}\n</command>\n<result>\n{}\n</result>\n</user_shell_command>",
         output.trim_end()
     )
 }

@@ -379,7 +379,18 @@ fn meta_charset(body: &[u8]) -> Option<&'static encoding_rs::Encoding> {
         .chars()
         .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ':' | '.'))
         .collect();
-    encoding_rs::Encoding::for_label(label.as_bytes())
+    let encoding = encoding_rs::Encoding::for_label(label.as_bytes())?;
+    // The HTML standard: a page that could declare UTF-16 in ASCII is not UTF-16 (a real
+    // UTF-16 page has a BOM), and x-user-defined means windows-1252 here.
+    Some(
+        if encoding == encoding_rs::UTF_16LE || encoding == encoding_rs::UTF_16BE {
+            encoding_rs::UTF_8
+        } else if encoding == encoding_rs::X_USER_DEFINED {
+            encoding_rs::WINDOWS_1252
+        } else {
+            encoding
+        },
+    )
 }
 
 /// A body without a content type: HTML if it starts like HTML, binary if it looks binary.

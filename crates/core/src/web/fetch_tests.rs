@@ -383,6 +383,11 @@ fn charset_comes_from_the_header_parameter() {
     assert_eq!(charset_param("text/html"), None);
     // Invalid UTF-8 without a declaration still comes back, with replacement characters.
     assert_eq!(decode(b"ok \xff", None, false), "ok \u{fffd}");
+    // An ASCII page declaring UTF-16 in <meta> is read as UTF-8, as the HTML standard says.
+    assert_eq!(
+        decode(b"<meta charset=utf-16><p>ok</p>", None, true),
+        "<meta charset=utf-16><p>ok</p>"
+    );
     // A byte-order mark wins over the declaration, as in browsers.
     assert_eq!(decode(b"\xef\xbb\xbfhi", Some("latin1"), false), "hi");
 }

@@ -446,8 +446,19 @@ impl App {
             return;
         }
         if aborted {
-            // After an interrupt the user decides again: queued text goes back to the composer.
-            let mut text = self.queued.join("\n\n");
+            // After an interrupt the user decides again: queued messages go back to the
+            // composer. A queued `!` command does not: joined with other text it would run
+            // as one shell command. It stays in the composer's history (↑).
+            let (commands, messages): (Vec<String>, Vec<String>) = std::mem::take(&mut self.queued)
+                .into_iter()
+                .partition(|t| t.trim_start().starts_with('!'));
+            for command in commands {
+                self.notice(strings::queued_command_not_run(command.trim()));
+            }
+            if messages.is_empty() {
+                return;
+            }
+            let mut text = messages.join("\n\n");
             if !self.composer.is_empty() {
                 text.push_str("\n\n");
                 text.push_str(&self.composer.text());

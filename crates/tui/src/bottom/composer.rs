@@ -127,6 +127,15 @@ impl Composer {
             .skip(word.start)
             .take_while(|c| !c.is_whitespace())
             .count();
+        // A completion's trailing space is not doubled when a space already follows.
+        let space_follows = line
+            .chars()
+            .nth(word.start + len)
+            .is_some_and(char::is_whitespace);
+        let (text, step_over) = match text.strip_suffix(' ') {
+            Some(trimmed) if space_follows => (trimmed, true),
+            _ => (text, false),
+        };
         // Cursor positions are u16 in the textarea's API.
         let (Ok(row), Ok(col)) = (u16::try_from(word.row), u16::try_from(word.start)) else {
             return false;
@@ -134,6 +143,9 @@ impl Composer {
         self.textarea.move_cursor(CursorMove::Jump(row, col));
         self.textarea.delete_str(len);
         self.textarea.insert_str(text);
+        if step_over {
+            self.textarea.move_cursor(CursorMove::Forward);
+        }
         self.history_index = None;
         true
     }
@@ -371,7 +383,7 @@ mod tests {
             }
         );
         assert!(c.replace_word(&word, "src/main.rs "));
-        assert_eq!(c.text(), "see @src/ma\nand src/main.rs  tail");
+        assert_eq!(c.text(), "see @src/ma\nand src/main.rs tail");
         assert_eq!(c.word_before_cursor().text, "");
         c.handle_key(key(KeyCode::Home));
         assert_eq!(c.word_before_cursor().text, "");

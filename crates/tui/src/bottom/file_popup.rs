@@ -8,6 +8,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// Rows the popup shows at most (and matches it keeps).
 pub const MAX_ROWS: usize = 8;
@@ -109,14 +110,16 @@ impl FilePopup {
             let selected = i == self.selected;
             let marker = if selected { "› " } else { "  " };
             let mut spans = vec![Span::styled(marker, theme::selected())];
-            spans.extend(path_spans(found, selected));
+            let room = usize::from(area.width).saturating_sub(marker.len());
+            spans.extend(path_spans(found, selected, room));
             buf.set_line(area.x, area.y + row as u16, &Line::from(spans), area.width);
         }
     }
 }
 
-/// `found`'s path in runs of matched and unmatched characters.
-fn path_spans(found: &FileMatch, selected: bool) -> Vec<Span<'static>> {
+/// `found`'s path in runs of matched and unmatched characters, in at most `room` columns.
+/// A path too long loses its start, not its file name (what the user is matching).
+fn path_spans(found: &FileMatch, selected: bool, room: usize) -> Vec<Span<'static>> {
     let base = if selected {
         theme::selected()
     } else {
@@ -127,7 +130,25 @@ fn path_spans(found: &FileMatch, selected: bool) -> Vec<Span<'static>> {
     let mut marks = found.positions.iter().peekable();
     let mut run = String::new();
     let mut run_is_hit = false;
+    let mut width = UnicodeWidthStr::width(found.path.as_str());
+    let mut skip_to = 0;
+    if width > room {
+        spans.push(Span::styled("…", base.patch(theme::dim())));
+        for (i, c) in found.path.char_indices() {
+            // One column is the ellipsis.
+            if width < room {
+                skip_to = i;
+                break;
+            }
+            width -= UnicodeWidthChar::width(c).unwrap_or(0);
+            skip_to = i + c.len_utf8();
+        }
+    }
     for (i, c) in found.path.char_indices() {
+        if i < skip_to {
+            marks.next_if(|&&m| m == i);
+            continue;
+        }
         let is_hit = marks.next_if_eq(&&i).is_some();
         if is_hit != run_is_hit && !run.is_empty() {
             let style = if run_is_hit { hit } else { base };
@@ -140,4 +161,33 @@ fn path_spans(found: &FileMatch, selected: bool) -> Vec<Span<'static>> {
         spans.push(Span::styled(run, if run_is_hit { hit } else { base }));
     }
     spans
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(spans: &[Span<'static>]) -> String {
+        spans.iter().map(|s| s.content.as_ref()).collect()
+    }
+
+    #[test]
+    fn a_long_path_keeps_its_file_name_and_its_highlights() {
+        let path = "crates/tui/src/bottom/file_popup.rs";
+        let at = path.find("popup").unwrap();
+        let found = FileMatch {
+            path: path.to_string(),
+            positions: (at..at + 5).collect(),
+            kind: cairn_core::file_search::MatchKind::BasenameSubstring,
+        };
+        let spans = path_spans(&found, false, 16);
+        assert_eq!(text(&spans), "…m/file_popup.rs");
+        let hit: String = spans
+            .iter()
+            .filter(|s| s.style == Style::new().patch(theme::file_match()))
+            .map(|s| s.content.as_ref())
+            .collect();
+        assert_eq!(hit, "popup");
+        assert_eq!(text(&path_spans(&found, false, 80)), path);
+    }
 }

@@ -5,6 +5,8 @@ use crate::strings;
 use crate::theme;
 use crate::wrap::{wrap_spans, wrap_text};
 use cairn_core::tools::names;
+pub use cairn_protocol::shown::looks_like_diff;
+use cairn_protocol::shown::{FAILURE_LINES, shown_output};
 use cairn_protocol::tense::{Tense, tool_sentence};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -16,8 +18,6 @@ const COLLAPSED_DIFF_LINES: usize = 40;
 /// Lines of an auto-approved change's diff shown while collapsed (it was never reviewed, so
 /// it shows; a long one gives way to the conversation until Ctrl+O).
 const COLLAPSED_APPLIED_DIFF_LINES: usize = 12;
-/// Lines of a failure message shown.
-const FAILURE_LINES: usize = 3;
 
 /// Tools whose result a plan cell shows; their call cells would only repeat it.
 pub const PLAN_TOOLS: [&str; 3] = [names::UPDATE_PLAN, names::CREATE_PLAN, names::COMPLETE_PLAN];
@@ -39,26 +39,13 @@ pub enum ToolState {
 }
 
 impl ToolState {
-    /// A finished call as the transcript keeps it: only the output its cell can show. Shell
-    /// output and diffs stay whole (Ctrl+O shows them), a failure keeps the lines it shows,
-    /// anything else keeps nothing. The core's history already holds what the model saw;
-    /// holding it again here made a resumed long session cost three times its history.
+    /// A finished call as the transcript keeps it: only the output its cell can show (see
+    /// [`cairn_protocol::shown`]).
     pub fn finished(name: &str, success: bool, duration_ms: u64, output: String) -> Self {
-        let output = if name == names::SHELL || looks_like_diff(&output) {
-            output
-        } else if !success {
-            output
-                .lines()
-                .take(FAILURE_LINES)
-                .collect::<Vec<_>>()
-                .join("\n")
-        } else {
-            String::new()
-        };
         Self::Done {
             success,
             duration_ms,
-            output,
+            output: shown_output(name, success, output),
         }
     }
 }
@@ -255,11 +242,6 @@ pub fn as_terminal_shows(line: &str) -> String {
         }
     }
     out
-}
-
-/// True for text that contains a unified diff hunk.
-pub fn looks_like_diff(text: &str) -> bool {
-    text.starts_with("@@") || text.contains("\n@@ ") || text.starts_with("--- ")
 }
 
 /// Style of one diff line.

@@ -155,3 +155,24 @@ fn a_bang_command_typed_during_a_turn_runs_after_it() {
         })
     );
 }
+
+#[test]
+fn after_an_interrupt_a_queued_bang_command_is_not_joined_to_queued_messages() {
+    let mut h = Harness::configured(80, 24);
+    h.submit("fix the parser");
+    h.event_id("op-1", EventMsg::TaskStarted);
+    h.submit("!cargo test");
+    h.submit("then fix the failures");
+    h.event_id(
+        "op-1",
+        EventMsg::TurnAborted {
+            reason: TurnAbortReason::Interrupted,
+        },
+    );
+    assert_eq!(h.app.composer_text(), "then fix the failures");
+    assert!(
+        h.render()
+            .contains("Not run, the turn was interrupted: !cargo test (press ↑ to recall it)")
+    );
+    assert_eq!(h.ops().len(), 1, "nothing else was sent: {:?}", h.ops());
+}
