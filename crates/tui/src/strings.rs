@@ -467,6 +467,9 @@ pub fn help(commands: &[(String, &'static str)]) -> String {
         text.push_str(&format!("  {name:<12} {description}\n"));
     }
     text.push_str(
+        "  /plan review reopen the plan review after an interrupt\n  /plan off    leave plan mode without approving\n\nIn the composer:\n  @path        complete a file path (Tab or Enter inserts it)\n  !command     run a shell command yourself, under the approval policy; the model sees its output\n",
+    );
+    text.push_str(
         "\nKeys:\n  Enter        send (queued while a task runs)\n  Shift+Enter  new line (also Ctrl+J)\n  Up/Down      earlier prompts\n  Esc          interrupt the running task\n  Ctrl+C       interrupt, or clear the draft; on an empty composer twice within 2 s quits\n  Ctrl+D       quit (empty composer)\n  Ctrl+U       delete to the start of the line (Ctrl+Z undoes)\n  Ctrl+T       show or hide the pinned plan\n  Ctrl+O       expand or collapse reasoning, output and diffs\n  Ctrl+G       select a delegated run (Up/Down, Enter opens its transcript)\n  PgUp/PgDn    scroll the transcript (Home/End with an empty composer)",
     );
     text

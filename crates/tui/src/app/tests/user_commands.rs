@@ -176,3 +176,17 @@ fn after_an_interrupt_a_queued_bang_command_is_not_joined_to_queued_messages() {
     );
     assert_eq!(h.ops().len(), 1, "nothing else was sent: {:?}", h.ops());
 }
+
+#[test]
+fn help_names_plan_review_file_completion_and_bang_commands() {
+    let mut h = Harness::configured(100, 60);
+    h.submit("/help");
+    let screen = h.render();
+    for needle in [
+        "/plan review reopen the plan review after an interrupt",
+        "@path        complete a file path",
+        "!command     run a shell command yourself",
+    ] {
+        assert!(screen.contains(needle), "{needle} missing:\n{screen}");
+    }
+}
