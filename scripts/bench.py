@@ -91,8 +91,8 @@ def main():
             raise SystemExit(f"{path} missing: cargo build --release -p cairn-cli -p cairn-mock-model")
     bench("exec: one short answer", one_answer(), args.runs)
     bench("exec: 50 update_plan round trips", round_trips(50), args.runs)
-    size = os.path.getsize(CAIRN) / (1024 * 1024)
-    print(f"{'release binary':<32} {size:.1f} MiB")
+    size = os.path.getsize(CAIRN)
+    print(f"{'release binary':<32} {size / (1024 * 1024):.1f} MiB ({size:,} bytes)")
 
 
 if __name__ == "__main__":

@@ -18,6 +18,12 @@ impl Drop for Running {
     }
 }
 
+fn client() -> reqwest::Client {
+    // reqwest is built without a crypto provider (cairn-core brings its own TLS set-up).
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::new()
+}
+
 fn script_file(json: &str) -> tempfile::NamedTempFile {
     let file = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(file.path(), json).unwrap();
@@ -52,7 +58,7 @@ async fn binary_prints_ready_and_serves_the_script() {
     assert!(base_url.starts_with("http://127.0.0.1:"), "{base_url}");
     assert!(base_url.ends_with("/v1"), "{base_url}");
 
-    let http = reqwest::Client::new();
+    let http = client();
     let url = format!("{base_url}/chat/completions");
     let mut bodies = Vec::new();
     for _ in 0..4 {
@@ -126,12 +132,7 @@ async fn binary_reports_request_check_violations_on_stderr() {
         line.trim_end().trim_start_matches("READY ")
     );
     let orphan = r#"{"messages":[{"role":"tool","tool_call_id":"call_9","content":"x"}]}"#;
-    let response = reqwest::Client::new()
-        .post(&url)
-        .body(orphan)
-        .send()
-        .await
-        .unwrap();
+    let response = client().post(&url).body(orphan).send().await.unwrap();
     response.text().await.unwrap();
 
     let mut report = String::new();

@@ -8,6 +8,8 @@ use serde_json::{Value, json};
 use std::time::Duration;
 
 fn client() -> reqwest::Client {
+    // reqwest is built without a crypto provider (cairn-core brings its own TLS set-up).
+    let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::new()
 }
 

@@ -7,6 +7,7 @@
 pub mod anthropic;
 pub mod chat_completions;
 pub mod error;
+pub mod http;
 pub mod models;
 pub mod responses;
 pub mod retry;
@@ -102,7 +103,7 @@ pub fn client_for(config: &Config, provider: &ProviderInfo) -> Arc<dyn ModelClie
 
 /// One HTTP client per provider: connection reuse across turns matters for latency.
 fn http_client(provider: &ProviderInfo) -> reqwest::Client {
-    reqwest::Client::builder()
+    http::builder()
         .connect_timeout(provider.connect_timeout)
         .user_agent(concat!("cairn/", env!("CARGO_PKG_VERSION")))
         .build()

@@ -87,7 +87,7 @@ pub async fn probe_ollama(config: &Config) -> Option<LocalOllama> {
         .base_url
         .strip_suffix("/v1")
         .unwrap_or(&provider.base_url);
-    let http = reqwest::Client::builder()
+    let http = crate::client::http::builder()
         .timeout(PROBE_TIMEOUT)
         .connect_timeout(PROBE_TIMEOUT)
         // A proxy from the environment must not see (or answer for) a loopback probe.

@@ -87,7 +87,7 @@ pub(crate) fn search_client(connect_timeout: Duration) -> reqwest::Client {
 }
 
 fn base_builder(connect_timeout: Duration) -> reqwest::ClientBuilder {
-    reqwest::Client::builder()
+    crate::client::http::builder()
         .connect_timeout(connect_timeout)
         .user_agent(concat!("cairn/", env!("CARGO_PKG_VERSION")))
 }
