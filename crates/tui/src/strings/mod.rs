@@ -1,6 +1,13 @@
-//! Every user-facing string of the TUI, in one place (gitui's `strings.rs`).
+//! Every user-facing string of the TUI, in one module (gitui's `strings.rs`): general ones here,
+//! the pickers' and the delegate tree's in submodules, all reachable as `strings::NAME`.
 //!
 //! Strings quoted by the plan-mode spec or the issues are contracts: keep them byte for byte.
+
+mod delegates;
+mod pickers;
+
+pub use delegates::*;
+pub use pickers::*;
 
 use std::path::Path;
 
@@ -131,67 +138,6 @@ pub const NO_PLANS_API: &str =
 pub const PLANS_HEADER: &str = "Stored plans";
 /// Keys of the /plans list.
 pub const PLANS_FOOTER: &str = "[↑↓] Select  [Enter] Show  [Esc] Close";
-
-/// Title of the session picker.
-pub const PICKER_TITLE: &str = "Resume a session";
-/// Before the session picker's filter.
-pub const PICKER_FILTER_LABEL: &str = "Filter: ";
-/// The session picker's filter before anything is typed.
-pub const PICKER_PLACEHOLDER: &str = "directory, prompt, model or id";
-/// Keys of the session picker.
-pub const PICKER_FOOTER: &str = "[↑↓] Select  [Enter] Resume  [Esc] Close";
-/// The session picker while the sessions are being listed.
-pub const PICKER_LOADING: &str = "Listing saved sessions…";
-/// The session picker without sessions.
-pub const PICKER_EMPTY: &str =
-    "No other saved sessions. Sessions are saved in $CAIRN_HOME/sessions as you work.";
-/// The picked session is the one open here.
-pub const ALREADY_THIS_SESSION: &str = "That is this session: it is already open here.";
-/// A session without a message yet.
-pub const PICKER_NO_PROMPT: &str = "(no prompt yet)";
-
-/// "3 of 12" sessions match the filter.
-pub fn picker_count(shown: usize, total: usize) -> String {
-    format!("{shown} of {total}")
-}
-
-/// No session matches the filter.
-pub fn picker_no_match(query: &str) -> String {
-    format!("No session matches \"{query}\". Backspace or Ctrl+U edits the filter.")
-}
-
-/// "12s ago", "5m ago", "3h ago", "2d ago".
-pub fn age(seconds: u64) -> String {
-    match seconds {
-        s if s < 60 => format!("{s}s ago"),
-        s if s < 3600 => format!("{}m ago", s / 60),
-        s if s < 86_400 => format!("{}h ago", s / 3600),
-        s => format!("{}d ago", s / 86_400),
-    }
-}
-
-/// "1 turn", "4 turns".
-pub fn turns(count: u64) -> String {
-    if count == 1 {
-        "1 turn".to_string()
-    } else {
-        format!("{count} turns")
-    }
-}
-
-/// Shown while a picked session is being opened.
-pub fn opening_session(id: &str) -> String {
-    format!("Opening session {id}…")
-}
-
-/// A picked session could not be opened; the current one goes on.
-pub fn resume_failed(message: &str, current_goes_on: bool) -> String {
-    if current_goes_on {
-        format!("Could not resume: {message}. This session goes on.")
-    } else {
-        format!("Could not resume: {message}.")
-    }
-}
 
 /// `/compact` sent.
 pub fn compacting(focus: Option<&str>) -> String {
@@ -386,51 +332,6 @@ pub fn compact_count(n: u64) -> String {
     }
 }
 
-/// Title of the model picker (/model).
-pub const MODEL_PICKER_TITLE: &str = "Switch model";
-/// The model picker's filter before anything is typed.
-pub const MODEL_PICKER_PLACEHOLDER: &str = "type to filter, or any model name";
-/// Keys of the model picker.
-pub const MODEL_PICKER_FOOTER: &str = "[↑↓] Select  [Enter] Use  [Esc] Close";
-/// The model picker while the core asks the server.
-pub const MODEL_PICKER_LOADING: &str = "Loading models…";
-/// The model picker with nothing to offer (no model known at all).
-pub const MODEL_PICKER_EMPTY: &str = "No models known. Type a model name.";
-/// The mark of the model in use.
-pub const MODEL_PICKER_CURRENT: &str = "● current";
-/// Under the typed text when no listed model matches it.
-pub const MODEL_PICKER_NOT_LISTED: &str = "No listed model matches.";
-
-/// Enter will switch to the typed model name.
-pub fn model_picker_use_typed(typed: &str) -> String {
-    format!("Enter: use '{typed}'")
-}
-
-/// The model picker's line when the server could not list its models.
-pub fn model_picker_error(error: &str) -> String {
-    format!("⚠ {error}")
-}
-
-/// The transcript's note of the same, where the whole sentence can be read.
-pub fn models_not_listed(error: &str) -> String {
-    format!("Could not list the server's models (the picker shows the ones cairn knows): {error}")
-}
-
-/// A context window: "8k", "272k", "1M".
-pub fn context_size(tokens: u64) -> String {
-    if tokens >= 1_000_000 {
-        let m = format!("{:.1}", tokens as f64 / 1_000_000.0);
-        format!("{}M", m.trim_end_matches(".0"))
-    } else {
-        format!("{}k", (tokens + 500) / 1000)
-    }
-}
-
-/// /model with an argument.
-pub fn model_switched(model: &str) -> String {
-    format!("Model set to {model} for the following turns.")
-}
-
 /// `/approvals` with a value that is not a policy.
 pub fn approvals_invalid(value: &str) -> String {
     format!(
@@ -578,142 +479,3 @@ pub fn plan_mode_on(plan_file: &Path) -> String {
 pub fn status_tokens(total: u64, input: u64, output: u64) -> String {
     format!("{total} total (last request: {input} in, {output} out)")
 }
-
-/// The delegate tree's key, in its title while it does not have the keys.
-pub const DELEGATES_HINT: &str = "ctrl+g to select";
-/// The delegate tree's keys while it has them.
-pub const DELEGATES_FOCUSED_HINT: &str = "↑↓ select · enter open · esc back";
-/// [`DELEGATES_HINT`] on a narrow screen.
-pub const DELEGATES_HINT_SHORT: &str = "ctrl+g";
-/// [`DELEGATES_FOCUSED_HINT`] on a narrow screen.
-pub const DELEGATES_FOCUSED_HINT_SHORT: &str = "↑↓ enter esc";
-/// Ctrl+G without any delegated run.
-pub const NO_DELEGATED_RUNS: &str =
-    "No delegated runs yet. When the model delegates with delegate_agent, Ctrl+G selects one.";
-/// Hint on a collapsed delegation cell.
-pub const DELEGATION_EXPAND_HINT: &str = "ctrl+o for summaries";
-/// Keys of the run overlay.
-pub const RUN_VIEW_FOOTER: &str = "[↑↓ PgUp PgDn] Scroll  [o] Full output  [Esc] Close";
-/// [`RUN_VIEW_FOOTER`] on a narrow screen.
-pub const RUN_VIEW_FOOTER_SHORT: &str = "[↑↓] Scroll [o] Output [Esc] Close";
-/// The run overlay while the run is running.
-pub const RUN_RUNNING: &str = "running…";
-/// A run the task ended without reporting.
-pub const RUN_UNFINISHED: &str = "The run did not report an end (the task stopped first).";
-/// A run a resumed session log stops before the end of.
-pub const RUN_UNFINISHED_IN_LOG: &str = "The session log ends before this run did.";
-
-/// Title of the delegate tree: "Agents · 2 of 3 running".
-pub fn delegates_title(running: usize, total: usize) -> String {
-    if running == 0 {
-        format!("Agents · {total} finished")
-    } else {
-        format!("Agents · {running} of {total} running")
-    }
-}
-
-/// [`delegates_title`] on a narrow screen: "Agents 2/3".
-pub fn delegates_title_short(running: usize, total: usize) -> String {
-    if running == 0 {
-        format!("Agents {total} done")
-    } else {
-        format!("Agents {running}/{total}")
-    }
-}
-
-/// A run's call waits for the user.
-pub fn delegate_waiting(description: &str) -> String {
-    format!("waiting for approval: {description}")
-}
-
-/// Title of a delegation cell.
-pub fn delegated_runs(count: usize, failed: usize) -> String {
-    let runs = if count == 1 { "run" } else { "runs" };
-    if failed == 0 {
-        format!("Delegated {count} {runs}")
-    } else {
-        format!("Delegated {count} {runs} · {failed} failed")
-    }
-}
-
-/// Title of the run overlay.
-pub fn run_view_title(agent_id: &str, run_id: &str, status: &str) -> String {
-    format!(" {agent_id} · {run_id} · {status} ")
-}
-
-/// The end of a run in its overlay.
-pub fn run_finished(duration: Option<&str>) -> String {
-    match duration {
-        Some(d) => format!("Finished in {d}"),
-        None => "Finished".to_string(),
-    }
-}
-
-/// A failed run in its overlay.
-pub fn run_failed(error: &str) -> String {
-    format!("Failed: {error}")
-}
-
-/// /mcp with no servers configured.
-pub const MCP_NONE: &str = "No MCP servers configured. Add one with `cairn mcp add NAME -- COMMAND [ARGS...]` (docs/mcp.md).";
-/// Heading of /mcp.
-pub fn mcp_heading(count: usize) -> String {
-    format!("MCP servers ({count}):")
-}
-/// A server that is configured but off.
-pub const MCP_DISABLED: &str = "disabled";
-/// A server still starting.
-pub const MCP_STARTING: &str = "starting";
-/// A server whose tools are offered.
-pub const MCP_READY: &str = "ready";
-/// A server that failed or stopped.
-pub const MCP_FAILED: &str = "failed";
-/// A ready server that offers no tools.
-pub const MCP_NO_TOOLS: &str = "(no tools offered)";
-/// Before a server's error in /mcp.
-pub const MCP_ERROR_LEAD: &str = "error: ";
-/// After a tool's name in /mcp: read-only by config, and the server's own hint.
-pub fn mcp_tool_marks(read_only: bool, hint: Option<bool>) -> String {
-    let access = if read_only {
-        " · read-only (config)"
-    } else {
-        " · asks before running"
-    };
-    let hint = match hint {
-        Some(true) => " · server hint: read-only",
-        Some(false) => " · server hint: changes things",
-        None => "",
-    };
-    format!("{access}{hint}")
-}
-
-/// Heading of /agents.
-pub fn agents_heading(count: usize, enabled: bool) -> String {
-    if enabled {
-        format!("Agents delegate_agent can run ({count}):")
-    } else {
-        format!(
-            "Delegation is off ([multi_agent] enabled = false); these {count} agents would be offered:"
-        )
-    }
-}
-
-/// One agent of /agents: "explore · read-only · built-in".
-pub fn agent_line(id: &str, read_only: bool, source: &str) -> String {
-    let access = if read_only {
-        "read-only"
-    } else {
-        "can edit and run commands"
-    };
-    format!("  {id} · {access} · {source}")
-}
-
-/// An agent file /agents could not use.
-pub fn agent_problem(problem: &str) -> String {
-    format!("  skipped: {problem}")
-}
-
-/// Where a built-in agent comes from, in /agents.
-pub const AGENT_BUILT_IN: &str = "built-in";
-/// Where a config agent comes from, in /agents.
-pub const AGENT_FROM_CONFIG: &str = "config.toml [multi_agent.agents]";
