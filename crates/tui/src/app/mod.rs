@@ -480,6 +480,7 @@ impl App {
         let layout = self.layout(area);
         self.transcript
             .prepare(layout.transcript.width, layout.transcript.height);
+        self.composer.prepare(area.width);
         if let Some(view) = self.views.last_mut() {
             let target = layout.fullscreen.unwrap_or(layout.bottom);
             view.prepare(target);

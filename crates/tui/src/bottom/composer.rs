@@ -262,6 +262,20 @@ impl Composer {
         (rows as u16).clamp(1, MAX_ROWS)
     }
 
+    /// Choose the placeholder for a composer `width` columns wide: the hint naming `/`, `@`
+    /// and `!` where it fits whole, the short one otherwise (a cut-off hint reads as a bug).
+    pub fn prepare(&mut self, width: u16) {
+        let room = usize::from(width.saturating_sub(PROMPT_WIDTH + 1));
+        let text = if strings::COMPOSER_PLACEHOLDER.width() <= room {
+            strings::COMPOSER_PLACEHOLDER
+        } else {
+            strings::COMPOSER_PLACEHOLDER_SHORT
+        };
+        if self.textarea.placeholder_text() != text {
+            self.textarea.set_placeholder_text(text);
+        }
+    }
+
     /// Draw the prompt and the text.
     pub fn render(&self, area: Rect, buf: &mut Buffer) {
         if area.width <= PROMPT_WIDTH || area.height == 0 {

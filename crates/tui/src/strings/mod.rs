@@ -12,7 +12,9 @@ pub use pickers::*;
 use std::path::Path;
 
 /// Placeholder shown in the empty composer.
-pub const COMPOSER_PLACEHOLDER: &str = "Ask cairn anything, or type / for commands";
+pub const COMPOSER_PLACEHOLDER: &str = "Ask cairn anything · / commands · @ files · ! shell";
+/// The composer's placeholder where the whole hint does not fit.
+pub const COMPOSER_PLACEHOLDER_SHORT: &str = "Ask cairn anything";
 /// Title of the checklist cell (DESIGN.md §7).
 pub const UPDATED_PLAN: &str = "Updated Plan";
 /// Title of the cell of a stored (structured) plan.

@@ -190,3 +190,16 @@ fn help_names_plan_review_file_completion_and_bang_commands() {
         assert!(screen.contains(needle), "{needle} missing:\n{screen}");
     }
 }
+
+#[test]
+fn the_placeholder_names_slash_at_and_bang_where_it_fits_whole() {
+    let mut h = Harness::configured(80, 24);
+    assert!(
+        h.render()
+            .contains("Ask cairn anything · / commands · @ files · ! shell")
+    );
+    h.resize(40, 24);
+    let screen = h.render();
+    assert!(screen.contains("›  Ask cairn anything\n"), "{screen}");
+    assert!(!screen.contains("· / comm"), "{screen}");
+}
