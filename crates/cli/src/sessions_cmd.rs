@@ -75,7 +75,8 @@ pub fn run(config: &Config, command: SessionsCommand) -> ExitCode {
         println!(
             "{}  {:>8}  {:>3} turns  {:<12} {}  {}\n    {}",
             s.id,
-            age(now.saturating_sub(s.updated_at)),
+            // The same words as the TUI's session picker.
+            cairn_tui::strings::age(now.saturating_sub(s.updated_at)),
             s.turns,
             status,
             s.model,
@@ -84,16 +85,6 @@ pub fn run(config: &Config, command: SessionsCommand) -> ExitCode {
         );
     }
     ExitCode::SUCCESS
-}
-
-/// "12s ago", "5m ago", "3h ago", "2d ago".
-pub fn age(seconds: u64) -> String {
-    match seconds {
-        s if s < 60 => format!("{s}s ago"),
-        s if s < 3600 => format!("{}m ago", s / 60),
-        s if s < 86_400 => format!("{}h ago", s / 3600),
-        s => format!("{}d ago", s / 86_400),
-    }
 }
 
 /// Find and load the session `target` names, and start it (locked against other processes).

@@ -8,6 +8,7 @@ pub mod approval;
 pub mod composer;
 pub mod file_popup;
 pub mod model_picker;
+pub mod picker;
 pub mod plan_review;
 pub mod plans_list;
 pub mod popup;

@@ -5,6 +5,7 @@
 //! until then the picker says it is loading. A name nobody listed can still be typed: when
 //! the filter matches nothing, Enter uses the typed text.
 
+use super::picker::{self, FilteredList, ListKey};
 use super::{View, ViewResult};
 use crate::app_event::{AppEvent, AppEventSender};
 use crate::slash::{SlashCommand, fuzzy_score};
@@ -17,7 +18,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Widget};
+use ratatui::widgets::{Block, Clear, Widget};
 use std::any::Any;
 use unicode_width::UnicodeWidthStr;
 
@@ -34,13 +35,8 @@ pub struct ModelPickerView {
     models: Option<Vec<ModelInfo>>,
     /// Why the server's list is missing.
     error: Option<String>,
-    query: String,
-    /// Indices into `models` matching `query`, best first.
-    matches: Vec<usize>,
-    /// Index into `matches`.
-    selected: usize,
-    /// First match shown.
-    scroll: usize,
+    /// The filter over `models` (matches best first).
+    list: FilteredList,
     /// Width of the family column (the longest family listed), so the columns line up.
     family_width: usize,
 }
@@ -52,10 +48,7 @@ impl ModelPickerView {
             current: current.to_string(),
             models: None,
             error: None,
-            query: String::new(),
-            matches: Vec::new(),
-            selected: 0,
-            scroll: 0,
+            list: FilteredList::default(),
             family_width: 0,
         }
     }
@@ -95,17 +88,16 @@ impl ModelPickerView {
         if let Some(model) = self.highlighted() {
             return Some(model.id.clone());
         }
-        let typed = self.query.trim();
+        let typed = self.list.query.trim();
         (!typed.is_empty()).then(|| typed.to_string())
     }
 
     fn highlighted(&self) -> Option<&ModelInfo> {
-        let index = *self.matches.get(self.selected)?;
-        self.models.as_ref()?.get(index)
+        self.models.as_ref()?.get(self.list.highlighted()?)
     }
 
     fn refilter(&mut self) {
-        let query = self.query.trim();
+        let query = self.list.query.trim();
         let mut scored: Vec<(i32, usize)> = self
             .models
             .iter()
@@ -122,14 +114,8 @@ impl ModelPickerView {
             .collect();
         // Stable: with nothing typed (all scores equal) the core's order holds.
         scored.sort_by_key(|&(score, _)| std::cmp::Reverse(score));
-        self.matches = scored.into_iter().map(|(_, i)| i).collect();
-        self.selected = 0;
-        self.scroll = 0;
-    }
-
-    fn move_by(&mut self, delta: isize) {
-        let last = self.matches.len().saturating_sub(1);
-        self.selected = self.selected.saturating_add_signed(delta).min(last);
+        self.list
+            .set_matches(scored.into_iter().map(|(_, i)| i).collect());
     }
 
     /// Rows inside the border above the list: the filter, and the error when there is one.
@@ -148,45 +134,33 @@ impl ModelPickerView {
     /// text).
     fn list_rows(&self) -> usize {
         match &self.models {
-            Some(_) if !self.matches.is_empty() => self.matches.len().min(MAX_LIST_ROWS),
-            _ if self.query.trim().is_empty() => 1,
+            Some(_) if !self.list.matches.is_empty() => self.list.matches.len().min(MAX_LIST_ROWS),
+            _ if self.list.query.trim().is_empty() => 1,
             _ => 2,
         }
     }
 
     fn block() -> Block<'static> {
-        Block::default()
-            .borders(Borders::ALL)
-            .border_style(theme::review_border())
-            .title(Span::styled(
-                format!(" {} ", strings::MODEL_PICKER_TITLE),
-                theme::review_border().patch(theme::bold()),
-            ))
+        picker::block(strings::MODEL_PICKER_TITLE)
     }
 
     fn filter_line(&self, width: usize) -> Line<'static> {
         let count = match &self.models {
-            Some(models) => strings::picker_count(self.matches.len(), models.len()),
+            Some(models) => strings::picker_count(self.list.matches.len(), models.len()),
             None => String::new(),
         };
-        let label = strings::PICKER_FILTER_LABEL;
-        let mut spans = vec![Span::styled(label, theme::key_hint())];
-        let room = width.saturating_sub(label.width() + count.width() + 2);
-        if self.query.is_empty() {
-            let placeholder = Line::from(Span::styled(
-                strings::MODEL_PICKER_PLACEHOLDER,
-                theme::dim(),
-            ));
-            spans.extend(truncate_with_ellipsis(placeholder, room).spans);
-        } else {
-            spans.push(Span::raw(truncate_middle(&self.query, room)));
-        }
-        let used: usize = spans.iter().map(|s| s.content.width()).sum();
-        if !count.is_empty() && used + count.width() < width {
-            spans.push(Span::raw(" ".repeat(width - used - count.width())));
-            spans.push(Span::styled(count, theme::dim()));
-        }
-        Line::from(spans)
+        let query = &self.list.query;
+        picker::filter_line(count, width, |room| {
+            if query.is_empty() {
+                let placeholder = Line::from(Span::styled(
+                    strings::MODEL_PICKER_PLACEHOLDER,
+                    theme::dim(),
+                ));
+                truncate_with_ellipsis(placeholder, room).spans
+            } else {
+                vec![Span::raw(truncate_middle(query, room))]
+            }
+        })
     }
 
     /// One model's row at `width`: the id on the left; on the right the current mark, the
@@ -254,7 +228,7 @@ impl ModelPickerView {
 
     /// The rows shown instead of models: loading, nothing listed, or the typed text offered.
     fn message_lines(&self) -> Option<Vec<Line<'static>>> {
-        let typed = self.query.trim();
+        let typed = self.list.query.trim();
         let offer = || {
             Line::from(vec![
                 Span::styled("› ", theme::selected()),
@@ -265,7 +239,7 @@ impl ModelPickerView {
         let lines = match &self.models {
             None if typed.is_empty() => vec![message(strings::MODEL_PICKER_LOADING)],
             None => vec![message(strings::MODEL_PICKER_LOADING), offer()],
-            Some(_) if !self.matches.is_empty() => return None,
+            Some(_) if !self.list.matches.is_empty() => return None,
             Some(_) if typed.is_empty() => vec![message(strings::MODEL_PICKER_EMPTY)],
             Some(_) => vec![
                 offer(),
@@ -276,26 +250,13 @@ impl ModelPickerView {
     }
 }
 
-impl View for ModelPickerView {
-    fn handle_key(&mut self, key: KeyEvent, tx: &AppEventSender) -> ViewResult {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+impl ModelPickerView {
+    /// Keys the filter does not take: Enter switches, Esc closes.
+    fn handle_own_key(&self, key: KeyEvent, tx: &AppEventSender) -> ViewResult {
         match key.code {
-            KeyCode::Char('c') if ctrl => return ViewResult::Ignored,
-            KeyCode::Char('u') if ctrl => {
-                self.query.clear();
-                self.refilter();
+            KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => {
+                ViewResult::Ignored
             }
-            KeyCode::Char(c) if !ctrl && !key.modifiers.contains(KeyModifiers::ALT) => {
-                self.query.push(c);
-                self.refilter();
-            }
-            KeyCode::Backspace if self.query.pop().is_some() => self.refilter(),
-            KeyCode::Up => self.move_by(-1),
-            KeyCode::Down => self.move_by(1),
-            KeyCode::PageUp => self.move_by(-10),
-            KeyCode::PageDown => self.move_by(10),
-            KeyCode::Home => self.selected = 0,
-            KeyCode::End => self.move_by(isize::MAX),
             KeyCode::Enter => {
                 let Some(model) = self.chosen() else {
                     return ViewResult::Consumed;
@@ -305,33 +266,40 @@ impl View for ModelPickerView {
                     // The same path as `/model <name>`, so both behave alike.
                     tx.send(AppEvent::RunCommand(SlashCommand::Model, model));
                 }
-                return ViewResult::Close;
+                ViewResult::Close
             }
-            KeyCode::Esc => return ViewResult::Close,
-            _ => {}
+            KeyCode::Esc => ViewResult::Close,
+            _ => ViewResult::Consumed,
+        }
+    }
+}
+
+impl View for ModelPickerView {
+    fn handle_key(&mut self, key: KeyEvent, tx: &AppEventSender) -> ViewResult {
+        match self.list.handle_key(key) {
+            ListKey::QueryChanged => self.refilter(),
+            ListKey::Handled => {}
+            ListKey::Unhandled => return self.handle_own_key(key, tx),
         }
         ViewResult::Consumed
     }
 
     fn handle_paste(&mut self, text: &str) -> ViewResult {
-        self.query
+        self.list
+            .query
             .push_str(text.trim().lines().next().unwrap_or(""));
         self.refilter();
         ViewResult::Consumed
     }
 
     fn handle_scroll(&mut self, lines: i32) -> bool {
-        self.move_by(lines.signum() as isize);
+        self.list.move_by(lines.signum() as isize);
         true
     }
 
     fn prepare(&mut self, area: Rect) {
         let visible = self.visible(Self::block().inner(area));
-        if self.selected < self.scroll {
-            self.scroll = self.selected;
-        } else if self.selected >= self.scroll + visible {
-            self.scroll = self.selected + 1 - visible;
-        }
+        self.list.keep_in_view(visible);
     }
 
     fn desired_height(&self, _width: u16, max: u16) -> u16 {
@@ -394,11 +362,8 @@ impl View for ModelPickerView {
         };
         // `prepare` keeps the selection in view; clamp again in case the area shrank since.
         let visible = self.visible(inner);
-        let scroll = self
-            .scroll
-            .min(self.selected)
-            .max((self.selected + 1).saturating_sub(visible));
-        for (i, &index) in self.matches.iter().enumerate().skip(scroll) {
+        let scroll = self.list.first_shown(visible);
+        for (i, &index) in self.list.matches.iter().enumerate().skip(scroll) {
             if y >= footer_y {
                 break;
             }
@@ -408,7 +373,7 @@ impl View for ModelPickerView {
             buf.set_line(
                 inner.x,
                 y,
-                &self.row(model, i == self.selected, width),
+                &self.row(model, i == self.list.selected, width),
                 inner.width,
             );
             y += 1;

@@ -5,6 +5,7 @@
 //! then the picker says it is loading. Everything shown is computed when they arrive, so a
 //! frame only cuts rows to the width.
 
+use super::picker::{self, FilteredList, ListKey};
 use super::{View, ViewResult};
 use crate::app_event::{AppEvent, AppEventSender};
 use crate::strings;
@@ -15,7 +16,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Widget};
+use ratatui::widgets::{Block, Clear, Widget};
 use std::any::Any;
 use std::path::{Path, PathBuf};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
@@ -54,13 +55,8 @@ struct Entry {
 pub struct SessionPickerView {
     /// `None` while the listing runs.
     entries: Option<Vec<Entry>>,
-    query: String,
-    /// Indices into `entries` of the sessions matching `query`.
-    matches: Vec<usize>,
-    /// Index into `matches`.
-    selected: usize,
-    /// First match shown.
-    scroll: usize,
+    /// The filter over `entries`.
+    list: FilteredList,
     /// Why the last choice could not be opened.
     error: Option<String>,
     /// Width of the table's directory column (the widest directory, within bounds), so the
@@ -79,10 +75,7 @@ impl SessionPickerView {
     pub fn loading() -> Self {
         Self {
             entries: None,
-            query: String::new(),
-            matches: Vec::new(),
-            selected: 0,
-            scroll: 0,
+            list: FilteredList::default(),
             error: None,
             dir_width: 0,
         }
@@ -135,22 +128,22 @@ impl SessionPickerView {
     /// The highlighted session.
     pub fn selected(&self) -> Option<&SessionSummary> {
         let entries = self.entries.as_ref()?;
-        let index = *self.matches.get(self.selected)?;
-        entries.get(index).map(|e| &e.summary)
+        entries.get(self.list.highlighted()?).map(|e| &e.summary)
     }
 
     /// The filter text.
     pub fn query(&self) -> &str {
-        &self.query
+        &self.list.query
     }
 
     fn refilter(&mut self) {
         let terms: Vec<String> = self
+            .list
             .query
             .split_whitespace()
             .map(str::to_lowercase)
             .collect();
-        self.matches = self
+        let matches = self
             .entries
             .iter()
             .flatten()
@@ -158,13 +151,7 @@ impl SessionPickerView {
             .filter(|(_, e)| terms.iter().all(|t| e.haystack.contains(t.as_str())))
             .map(|(i, _)| i)
             .collect();
-        self.selected = 0;
-        self.scroll = 0;
-    }
-
-    fn move_by(&mut self, delta: isize) {
-        let last = self.matches.len().saturating_sub(1);
-        self.selected = self.selected.saturating_add_signed(delta).min(last);
+        self.list.set_matches(matches);
     }
 
     /// Rows one session takes at `width`.
@@ -179,39 +166,26 @@ impl SessionPickerView {
     }
 
     fn block() -> Block<'static> {
-        Block::default()
-            .borders(Borders::ALL)
-            .border_style(theme::review_border())
-            .title(Span::styled(
-                format!(" {} ", strings::PICKER_TITLE),
-                theme::review_border().patch(theme::bold()),
-            ))
+        picker::block(strings::PICKER_TITLE)
     }
 
     fn filter_line(&self, width: usize) -> Line<'static> {
         let count = match &self.entries {
-            Some(entries) => strings::picker_count(self.matches.len(), entries.len()),
+            Some(entries) => strings::picker_count(self.list.matches.len(), entries.len()),
             None => String::new(),
         };
-        let label = strings::PICKER_FILTER_LABEL;
-        let mut spans = vec![Span::styled(label, theme::key_hint())];
-        let room = width.saturating_sub(label.width() + count.width() + 2);
-        if self.query.is_empty() {
-            spans.push(Span::styled(
-                ellipsize(strings::PICKER_PLACEHOLDER, room),
-                theme::dim(),
-            ));
-        } else {
-            // The end of a long filter is what is being typed: keep it.
-            spans.push(Span::raw(ellipsize_left(&self.query, room)));
-        }
-        let used: usize = spans.iter().map(|s| s.content.width()).sum();
-        if !count.is_empty() && used + count.width() < width {
-            let pad = width - used - count.width();
-            spans.push(Span::raw(" ".repeat(pad)));
-            spans.push(Span::styled(count, theme::dim()));
-        }
-        Line::from(spans)
+        let query = &self.list.query;
+        picker::filter_line(count, width, |room| {
+            if query.is_empty() {
+                vec![Span::styled(
+                    ellipsize(strings::PICKER_PLACEHOLDER, room),
+                    theme::dim(),
+                )]
+            } else {
+                // The end of a long filter is what is being typed: keep it.
+                vec![Span::raw(ellipsize_left(query, room))]
+            }
+        })
     }
 
     /// The rows of one session at `width`.
@@ -280,59 +254,53 @@ impl SessionPickerView {
     }
 }
 
-impl View for SessionPickerView {
-    fn handle_key(&mut self, key: KeyEvent, tx: &AppEventSender) -> ViewResult {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+impl SessionPickerView {
+    /// Keys the filter does not take: Enter resumes, Esc closes.
+    fn handle_own_key(&self, key: KeyEvent, tx: &AppEventSender) -> ViewResult {
         match key.code {
-            KeyCode::Char('c') if ctrl => return ViewResult::Ignored,
-            KeyCode::Char('u') if ctrl => {
-                self.query.clear();
-                self.refilter();
+            KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => {
+                ViewResult::Ignored
             }
-            KeyCode::Char(c) if !ctrl && !key.modifiers.contains(KeyModifiers::ALT) => {
-                self.query.push(c);
-                self.refilter();
-            }
-            KeyCode::Backspace if self.query.pop().is_some() => self.refilter(),
-            KeyCode::Up => self.move_by(-1),
-            KeyCode::Down => self.move_by(1),
-            KeyCode::PageUp => self.move_by(-10),
-            KeyCode::PageDown => self.move_by(10),
-            KeyCode::Home => self.selected = 0,
-            KeyCode::End => self.move_by(isize::MAX),
-            KeyCode::Enter => {
-                if let Some(summary) = self.selected() {
+            KeyCode::Enter => match self.selected() {
+                Some(summary) => {
                     tx.send(AppEvent::ResumeSession(summary.clone()));
-                    return ViewResult::Close;
+                    ViewResult::Close
                 }
-            }
+                None => ViewResult::Consumed,
+            },
             KeyCode::Esc => {
                 tx.send(AppEvent::PickerDismissed);
-                return ViewResult::Close;
+                ViewResult::Close
             }
-            _ => {}
+            _ => ViewResult::Consumed,
+        }
+    }
+}
+
+impl View for SessionPickerView {
+    fn handle_key(&mut self, key: KeyEvent, tx: &AppEventSender) -> ViewResult {
+        match self.list.handle_key(key) {
+            ListKey::QueryChanged => self.refilter(),
+            ListKey::Handled => {}
+            ListKey::Unhandled => return self.handle_own_key(key, tx),
         }
         ViewResult::Consumed
     }
 
     fn handle_paste(&mut self, text: &str) -> ViewResult {
-        self.query.push_str(&text.replace(['\n', '\r'], " "));
+        self.list.query.push_str(&text.replace(['\n', '\r'], " "));
         self.refilter();
         ViewResult::Consumed
     }
 
     fn handle_scroll(&mut self, lines: i32) -> bool {
-        self.move_by(lines.signum() as isize);
+        self.list.move_by(lines.signum() as isize);
         true
     }
 
     fn prepare(&mut self, area: Rect) {
-        let visible = Self::visible(Self::block().inner(area));
-        if self.selected < self.scroll {
-            self.scroll = self.selected;
-        } else if self.selected >= self.scroll + visible {
-            self.scroll = self.selected + 1 - visible;
-        }
+        self.list
+            .keep_in_view(Self::visible(Self::block().inner(area)));
     }
 
     fn desired_height(&self, _width: u16, max: u16) -> u16 {
@@ -372,7 +340,9 @@ impl View for SessionPickerView {
         let message = match &self.entries {
             None => Some(strings::PICKER_LOADING.to_string()),
             Some(entries) if entries.is_empty() => Some(strings::PICKER_EMPTY.to_string()),
-            Some(_) if self.matches.is_empty() => Some(strings::picker_no_match(&self.query)),
+            Some(_) if self.list.matches.is_empty() => {
+                Some(strings::picker_no_match(&self.list.query))
+            }
             Some(_) => None,
         };
         if let Some(message) = message {
@@ -387,15 +357,12 @@ impl View for SessionPickerView {
         };
         // `prepare` keeps the selection in view; clamp again in case the area shrank since.
         let visible = Self::visible(inner);
-        let scroll = self
-            .scroll
-            .min(self.selected)
-            .max((self.selected + 1).saturating_sub(visible));
-        for (i, &index) in self.matches.iter().enumerate().skip(scroll) {
+        let scroll = self.list.first_shown(visible);
+        for (i, &index) in self.list.matches.iter().enumerate().skip(scroll) {
             let Some(entry) = entries.get(index) else {
                 continue;
             };
-            let lines = self.entry_lines(entry, i == self.selected, width);
+            let lines = self.entry_lines(entry, i == self.list.selected, width);
             if y + lines.len() as u16 > footer_y {
                 break;
             }
