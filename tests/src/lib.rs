@@ -87,3 +87,29 @@ pub fn tool_output(server: &cairn_mock_model::MockServer, call_id: &str) -> Stri
     }
     panic!("no output for {call_id}");
 }
+
+/// The entry script of MCP reference server `package` (tests/mcp-servers); fails with what
+/// to run when the servers or node are missing (CI installs them; the MCP tests must not pass
+/// without them).
+pub fn mcp_server_script(package: &str) -> PathBuf {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("mcp-servers/node_modules/@modelcontextprotocol")
+        .join(package)
+        .join("dist/index.js");
+    assert!(
+        script.exists(),
+        "{} is missing: install the MCP test servers with `npm ci --prefix tests/mcp-servers` (needs node and npm)",
+        script.display()
+    );
+    let node = Command::new("node").arg("--version").output();
+    assert!(
+        node.is_ok_and(|o| o.status.success()),
+        "`node` is not on PATH: install Node.js (e.g. `apt-get install -y nodejs npm`) to run the MCP tests"
+    );
+    script
+}
+
+/// `text` as a TOML basic string (quoted and escaped), for config written by a test.
+pub fn toml_str(text: &str) -> String {
+    format!("{text:?}")
+}

@@ -3,41 +3,19 @@
 //! driven by a scripted model.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use cairn_e2e::{cairn, mock_provider_args, output, texts, tool_output};
+use cairn_e2e::{
+    cairn, mcp_server_script, mock_provider_args, output, texts, toml_str, tool_output,
+};
 use cairn_mock_model::chat::{call_response as call, text_response as text};
 use cairn_mock_model::{MockResponse, MockServer, anthropic, chat, responses};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
-/// The entry script of reference server `package`; fails with what to run when the servers
-/// or node are missing (CI installs them; the tests must not pass without them).
-fn server_script(package: &str) -> PathBuf {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("mcp-servers/node_modules/@modelcontextprotocol")
-        .join(package)
-        .join("dist/index.js");
-    assert!(
-        script.exists(),
-        "{} is missing: install the MCP test servers with `npm ci --prefix tests/mcp-servers` (needs node and npm)",
-        script.display()
-    );
-    let node = std::process::Command::new("node").arg("--version").output();
-    assert!(
-        node.is_ok_and(|o| o.status.success()),
-        "`node` is not on PATH: install Node.js (e.g. `apt-get install -y nodejs npm`) to run the MCP tests"
-    );
-    script
-}
-
-fn toml_str(text: &str) -> String {
-    format!("{:?}", text)
-}
-
 /// `[mcp_servers.fs]`: the filesystem server allowed into `root`, with `extra` lines.
 fn fs_server(root: &Path, extra: &str) -> String {
     format!(
         "[mcp_servers.fs]\ncommand = \"node\"\nargs = [{}, {}]\n{extra}\n",
-        toml_str(&server_script("server-filesystem").display().to_string()),
+        toml_str(&mcp_server_script("server-filesystem").display().to_string()),
         toml_str(&root.display().to_string())
     )
 }
@@ -45,7 +23,7 @@ fn fs_server(root: &Path, extra: &str) -> String {
 fn everything_server(extra: &str) -> String {
     format!(
         "[mcp_servers.everything]\ncommand = \"node\"\nargs = [{}]\n{extra}\n",
-        toml_str(&server_script("server-everything").display().to_string())
+        toml_str(&mcp_server_script("server-everything").display().to_string())
     )
 }
 

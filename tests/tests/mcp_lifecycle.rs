@@ -8,7 +8,9 @@
 use cairn_core::config::mcp::{McpServerToml, resolve_server};
 use cairn_core::config::{ProviderToml, WireApi, providers::resolve};
 use cairn_core::{Config, SessionHandle, SessionOptions};
-use cairn_e2e::{cairn, mock_provider_args, output, texts, tool_output};
+use cairn_e2e::{
+    cairn, mcp_server_script, mock_provider_args, output, texts, toml_str, tool_output,
+};
 use cairn_mock_model::chat::{call_response as call, text_response as text};
 use cairn_mock_model::{Gate, MockResponse, MockServer, chat};
 use cairn_protocol::{Event, EventMsg, McpServerState, McpServerStatus, Op};
@@ -23,30 +25,6 @@ use std::time::{Duration, Instant};
 
 /// Hang guard only: a passing run never comes near it.
 const DEADLINE: Duration = Duration::from_secs(90);
-
-/// The entry script of reference server `package`; fails with what to run when the servers
-/// or node are missing (CI installs them; the tests must not pass without them).
-fn server_script(package: &str) -> PathBuf {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("mcp-servers/node_modules/@modelcontextprotocol")
-        .join(package)
-        .join("dist/index.js");
-    assert!(
-        script.exists(),
-        "{} is missing: install the MCP test servers with `npm ci --prefix tests/mcp-servers` (needs node and npm)",
-        script.display()
-    );
-    let node = std::process::Command::new("node").arg("--version").output();
-    assert!(
-        node.is_ok_and(|o| o.status.success()),
-        "`node` is not on PATH: install Node.js (e.g. `apt-get install -y nodejs npm`) to run the MCP tests"
-    );
-    script
-}
-
-fn toml_str(text: &str) -> String {
-    format!("{text:?}")
-}
 
 /// True while `pid` runs (a zombie waiting for its parent counts as gone).
 fn alive(pid: i32) -> bool {
@@ -120,7 +98,7 @@ fn pid_file_everything(pid_file: &Path) -> McpServerToml {
             "-c".into(),
             "echo $$ > \"$0\"; exec node \"$1\"".into(),
             pid_file.display().to_string(),
-            server_script("server-everything").display().to_string(),
+            mcp_server_script("server-everything").display().to_string(),
         ],
         read_only: Some(true),
         ..McpServerToml::default()
@@ -412,7 +390,7 @@ fn free_port() -> u16 {
 /// The "everything" server over streamable HTTP on a free loopback port, once it accepts
 /// connections. Its output goes to `log`.
 async fn http_everything(reaper: &mut Reaper, log: &Path) -> u16 {
-    let script = server_script("server-everything");
+    let script = mcp_server_script("server-everything");
     // Another process may take the freed port first; then the server exits and we try again.
     for _ in 0..5 {
         let port = free_port();

@@ -15,17 +15,6 @@ use std::path::{Path, PathBuf};
 const REFUSAL_TAIL: &str =
     "is not allowed in plan mode. Only read-only tools and the plan file can be used.";
 
-async fn enter(h: &mut Harness) -> PathBuf {
-    h.session.submit(Op::SetPlanMode { active: true });
-    let events = h
-        .until(|e| matches!(e, EventMsg::PlanModeEntered { .. } | EventMsg::Error { .. }))
-        .await;
-    match events.last() {
-        Some(EventMsg::PlanModeEntered { plan_file_path }) => plan_file_path.clone(),
-        other => panic!("expected plan_mode_entered, got {other:?}"),
-    }
-}
-
 /// Every file under `dir` with its bytes (symlinks as their target).
 fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     let mut out = BTreeMap::new();
@@ -61,7 +50,7 @@ async fn plan_mode_offers_only_allowed_tools_and_reminds_every_request() {
     ])
     .await;
     seed_workspace(&h.cwd());
-    let plan = enter(&mut h).await;
+    let plan = h.enter_plan_mode().await;
     h.run("plan something").await;
     for index in 0..2 {
         let mut tools = h.offered_tools(index);
@@ -92,7 +81,7 @@ async fn every_write_route_is_refused_and_the_workspace_is_unchanged() {
     let mut h = start(vec![]).await;
     let cwd = h.cwd();
     seed_workspace(&cwd);
-    let plan = enter(&mut h).await;
+    let plan = h.enter_plan_mode().await;
     let plan_name = plan.file_name().unwrap().to_str().unwrap().to_string();
     let plans_dir = plan.parent().unwrap().to_path_buf();
     // Routes that need file-system set-up beforehand.
@@ -167,7 +156,7 @@ async fn symlinked_or_hard_linked_plan_file_is_refused() {
     let mut h = start(vec![]).await;
     let cwd = h.cwd();
     seed_workspace(&cwd);
-    let plan = enter(&mut h).await;
+    let plan = h.enter_plan_mode().await;
     let source = cwd.join("src/lib.rs");
     let setups: Vec<Box<dyn Fn()>> = vec![
         Box::new({
@@ -212,7 +201,7 @@ async fn exit_plan_mode_errors_outside_plan_mode_and_without_a_plan_file() {
     .await;
     h.run("exit please").await;
     assert_eq!(h.tool_output(1, "c1"), "Not in plan mode. Cannot exit.");
-    let plan = enter(&mut h).await;
+    let plan = h.enter_plan_mode().await;
     h.run("exit please").await;
     assert_eq!(
         h.tool_output(3, "c2"),
@@ -260,7 +249,7 @@ async fn approval_ends_plan_mode_and_writes_work_again() {
     let mut h = start(vec![]).await;
     let cwd = h.cwd();
     seed_workspace(&cwd);
-    let plan = enter(&mut h).await;
+    let plan = h.enter_plan_mode().await;
     let content = write_plan_and_request_exit(&mut h, &plan, "a").await;
     assert!(content.contains("Change answer to 43"));
     h.server.push(call(
@@ -306,7 +295,7 @@ async fn approval_ends_plan_mode_and_writes_work_again() {
 async fn a_plan_edited_during_review_reaches_the_model_on_approval() {
     let mut h = start(vec![]).await;
     seed_workspace(&h.cwd());
-    let plan = enter(&mut h).await;
+    let plan = h.enter_plan_mode().await;
     write_plan_and_request_exit(&mut h, &plan, "e").await;
     // What `e` in Plan Review does: the user's editor rewrites the plan file.
     std::fs::write(&plan, "# Plan\n\n1. Change answer to 44\n2. Add a test\n").unwrap();
@@ -338,7 +327,7 @@ async fn a_plan_edited_during_review_reaches_the_model_on_approval() {
 async fn an_unchanged_plan_gets_the_plain_approval() {
     let mut h = start(vec![]).await;
     seed_workspace(&h.cwd());
-    let plan = enter(&mut h).await;
+    let plan = h.enter_plan_mode().await;
     write_plan_and_request_exit(&mut h, &plan, "u").await;
     h.server.push(text("ok"));
     h.session.submit(Op::PlanModeApproval {
@@ -358,7 +347,7 @@ async fn rejection_keeps_plan_mode_and_passes_feedback() {
     let mut h = start(vec![]).await;
     let cwd = h.cwd();
     seed_workspace(&cwd);
-    let plan = enter(&mut h).await;
+    let plan = h.enter_plan_mode().await;
     write_plan_and_request_exit(&mut h, &plan, "r").await;
     h.server.push(call(
         "r_edit",
@@ -403,7 +392,7 @@ async fn rejection_keeps_plan_mode_and_passes_feedback() {
 async fn re_entry_names_the_previous_plan_once() {
     let mut h = start(vec![]).await;
     seed_workspace(&h.cwd());
-    let first = enter(&mut h).await;
+    let first = h.enter_plan_mode().await;
     write_plan_and_request_exit(&mut h, &first, "p").await;
     h.server.push(text("Done."));
     h.session.submit(Op::PlanModeApproval {
@@ -412,7 +401,7 @@ async fn re_entry_names_the_previous_plan_once() {
     });
     h.until_task_end().await;
 
-    let second = enter(&mut h).await;
+    let second = h.enter_plan_mode().await;
     assert_ne!(first, second);
     h.server.push(text("Looking."));
     h.server.push(text("Still looking."));
@@ -448,7 +437,7 @@ async fn plan_mode_cannot_be_toggled_during_a_task() {
 async fn two_exit_calls_in_one_response_ask_once_and_reject_nothing() {
     let mut h = start(vec![]).await;
     seed_workspace(&h.cwd());
-    let plan = enter(&mut h).await;
+    let plan = h.enter_plan_mode().await;
     std::fs::write(&plan, "# Plan\n").unwrap();
     h.server.push(MockResponse::sse(chat::tool_calls(&[
         ("x1", "exit_plan_mode", json!({})),

@@ -9,20 +9,9 @@ use cairn_mock_model::chat::{call_response as call, text_response as text};
 use cairn_protocol::{EventMsg, Op, PlanStatus, TurnAbortReason};
 use common::{Harness, start};
 use serde_json::json;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const PLAN: &str = "# Plan\n\n1. Change answer to 43\n";
-
-async fn enter(h: &mut Harness) -> PathBuf {
-    h.session.submit(Op::SetPlanMode { active: true });
-    let events = h
-        .until(|e| matches!(e, EventMsg::PlanModeEntered { .. } | EventMsg::Error { .. }))
-        .await;
-    match events.last() {
-        Some(EventMsg::PlanModeEntered { plan_file_path }) => plan_file_path.clone(),
-        other => panic!("expected plan_mode_entered, got {other:?}"),
-    }
-}
 
 /// The model writes the plan and asks for approval; the user interrupts the review.
 async fn plan_then_interrupt(h: &mut Harness, plan: &Path) {
@@ -93,7 +82,7 @@ fn user_messages(h: &Harness, index: usize) -> Vec<String> {
 #[tokio::test]
 async fn an_interrupted_review_reopens_and_approval_starts_the_implementation() {
     let mut h = start(vec![]).await;
-    let plan = enter(&mut h).await;
+    let plan = h.enter_plan_mode().await;
     plan_then_interrupt(&mut h, &plan).await;
 
     assert_eq!(
@@ -162,7 +151,7 @@ async fn an_interrupted_review_reopens_and_approval_starts_the_implementation() 
 #[tokio::test]
 async fn a_reopened_plan_edited_and_sent_back_keeps_plan_mode_and_passes_feedback() {
     let mut h = start(vec![]).await;
-    let plan = enter(&mut h).await;
+    let plan = h.enter_plan_mode().await;
     plan_then_interrupt(&mut h, &plan).await;
     reopen(&mut h).await;
     h.server.push(call(
@@ -199,7 +188,7 @@ async fn a_reopened_plan_edited_and_sent_back_keeps_plan_mode_and_passes_feedbac
 #[tokio::test]
 async fn an_edit_made_during_a_reopened_review_reaches_the_model() {
     let mut h = start(vec![]).await;
-    let plan = enter(&mut h).await;
+    let plan = h.enter_plan_mode().await;
     plan_then_interrupt(&mut h, &plan).await;
     reopen(&mut h).await;
     std::fs::write(&plan, "# Plan\n\n1. Change answer to 44\n").unwrap();
@@ -229,7 +218,7 @@ async fn reopening_needs_plan_mode_a_plan_file_and_no_running_turn() {
     let off = error_of(&mut h, Op::ReviewPlan).await;
     assert!(off.starts_with("Plan mode is off"), "{off}");
 
-    let plan = enter(&mut h).await;
+    let plan = h.enter_plan_mode().await;
     let missing = error_of(&mut h, Op::ReviewPlan).await;
     assert!(
         missing.starts_with("There is no plan to review yet")
@@ -254,7 +243,7 @@ async fn reopening_needs_plan_mode_a_plan_file_and_no_running_turn() {
 #[tokio::test]
 async fn leaving_plan_mode_drops_a_reopened_review() {
     let mut h = start(vec![]).await;
-    let plan = enter(&mut h).await;
+    let plan = h.enter_plan_mode().await;
     plan_then_interrupt(&mut h, &plan).await;
     reopen(&mut h).await;
     h.session.submit(Op::SetPlanMode { active: false });
@@ -278,7 +267,7 @@ async fn leaving_plan_mode_drops_a_reopened_review() {
 #[tokio::test]
 async fn a_reopened_plan_sent_back_without_a_word_costs_no_model_call() {
     let mut h = start(vec![]).await;
-    let plan = enter(&mut h).await;
+    let plan = h.enter_plan_mode().await;
     plan_then_interrupt(&mut h, &plan).await;
     let before = h.server.requests().len();
     reopen(&mut h).await;
@@ -315,7 +304,7 @@ async fn a_reopened_plan_sent_back_without_a_word_costs_no_model_call() {
 #[tokio::test]
 async fn a_turn_started_after_reopening_drops_the_review() {
     let mut h = start(vec![]).await;
-    let plan = enter(&mut h).await;
+    let plan = h.enter_plan_mode().await;
     plan_then_interrupt(&mut h, &plan).await;
     reopen(&mut h).await;
     // Not possible from the TUI (the review is modal), but the protocol allows it: the

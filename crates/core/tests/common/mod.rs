@@ -136,6 +136,18 @@ impl Harness {
         }
     }
 
+    /// Turn plan mode on; returns the plan file.
+    pub async fn enter_plan_mode(&mut self) -> PathBuf {
+        self.session.submit(Op::SetPlanMode { active: true });
+        let events = self
+            .until(|e| matches!(e, EventMsg::PlanModeEntered { .. } | EventMsg::Error { .. }))
+            .await;
+        match events.last() {
+            Some(EventMsg::PlanModeEntered { plan_file_path }) => plan_file_path.clone(),
+            other => panic!("expected plan_mode_entered, got {other:?}"),
+        }
+    }
+
     /// Submit a user message and collect events until the task ends.
     pub async fn run(&mut self, text: &str) -> Vec<EventMsg> {
         self.session.submit(Op::UserInput { text: text.into() });
