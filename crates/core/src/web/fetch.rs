@@ -181,15 +181,12 @@ pub async fn fetch(
         url = next;
     };
     let status = response.status();
-    let charset = response
+    let content_type_header = response
         .headers()
         .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(charset_param);
-    let content_type = response
-        .headers()
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.to_str().ok());
+    let charset = content_type_header.and_then(charset_param);
+    let content_type = content_type_header
         .map(|v| {
             v.split(';')
                 .next()
